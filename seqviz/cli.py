@@ -1,0 +1,67 @@
+"""Command-line entry point: argument parsing only; heavy modules are imported by the commands."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# Each module here has `register(subparsers)`, which adds one sub-command and sets `func`
+# (a callable taking the parsed args and returning an exit code). The modules stay light:
+# they import numpy/numba/textual inside `func`, so `seqviz --help` starts fast.
+COMMAND_MODULES: tuple[str, ...] = (
+    "seqviz.commands.run",
+    "seqviz.commands.export",
+    "seqviz.commands.bench",
+)
+
+
+class UsageError(Exception):
+    """A bad command-line value; its message is one sentence shown to the user."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="seqviz",
+        description="Watch recurrent networks think: hidden states, gates, gradients through "
+        "time and decoding trees. With no command, opens the app.",
+    )
+    parser.add_argument("--scene", help="scene to open the app on (for example: vanishing)")
+    parser.add_argument(
+        "--set",
+        dest="settings",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a scene parameter, e.g. --set rho=1.2 (repeatable)",
+    )
+    parser.add_argument("--weights", help="open the gates scene on a saved model (.pt or .npz)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def _launch_app(args: argparse.Namespace) -> int:
+    from seqviz.commands.app import launch
+
+    return launch(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", None) or _launch_app
+    try:
+        return int(func(args) or 0)
+    except (UsageError, ValueError, FileNotFoundError) as exc:
+        # Bad input ends in one sentence on stderr, never a traceback.
+        print(f"seqviz: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
