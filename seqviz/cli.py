@@ -14,6 +14,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "seqviz.commands.run",
     "seqviz.commands.export",
     "seqviz.commands.bench",
+    "seqviz.commands.serve",
 )
 
 
