@@ -1,0 +1,275 @@
+"""Numba kernels: forward pass and backpropagation through time for RNN, LSTM and GRU cells."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+# Integer codes keep the jitted code free of strings (one compiled specialisation for all cells).
+RNN, LSTM, GRU = 0, 1, 2
+TANH, RELU, LINEAR = 0, 1, 2
+TEXTBOOK, PYTORCH = 0, 1
+
+CELL_CODES = {"rnn": RNN, "lstm": LSTM, "gru": GRU}
+NONLINEARITY_CODES = {"tanh": TANH, "relu": RELU, "linear": LINEAR}
+VARIANT_CODES = {"textbook": TEXTBOOK, "pytorch": PYTORCH}
+N_GATES = {"rnn": 1, "lstm": 4, "gru": 3}
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sigmoid(z):
+    # Two branches so that exp never overflows for large |z|.
+    if z >= 0.0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _phi(a, nl):
+    if nl == TANH:
+        return math.tanh(a)
+    if nl == RELU:
+        return a if a > 0.0 else 0.0
+    return a
+
+
+@njit(cache=True, nogil=True)
+def _forward_loop(cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, h0, c0, h, c, gates, aux, pre, hh):
+    """Fill h (T,d), c (T,d), gates (T,G,d), aux (T,d) from x (T,d_in); pre (T,Gd), hh (Gd,) work.
+
+    aux holds what the GRU's backward pass needs: r*h_{t-1} (textbook) or W_hn h_{t-1} + b_hn
+    (pytorch).
+    """
+    T = x.shape[0]
+    d = h0.shape[0]
+    gd = w_hh.shape[0]
+    # The input projection of every step at once: one matrix product instead of T.
+    np.dot(x, w_ih.T, pre)  # (T, Gd)
+    for t in range(T):
+        for j in range(gd):
+            pre[t, j] += b_ih[j]
+    for t in range(T):
+        hprev = h0 if t == 0 else h[t - 1]
+        if cell == RNN:
+            np.dot(w_hh, hprev, hh)
+            for j in range(d):
+                h[t, j] = _phi(pre[t, j] + hh[j] + b_hh[j], nl)
+        elif cell == LSTM:
+            np.dot(w_hh, hprev, hh)
+            cprev = c0 if t == 0 else c[t - 1]
+            for j in range(d):
+                ig = _sigmoid(pre[t, j] + hh[j] + b_hh[j])
+                fg = _sigmoid(pre[t, d + j] + hh[d + j] + b_hh[d + j])
+                gg = math.tanh(pre[t, 2 * d + j] + hh[2 * d + j] + b_hh[2 * d + j])
+                og = _sigmoid(pre[t, 3 * d + j] + hh[3 * d + j] + b_hh[3 * d + j])
+                ct = fg * cprev[j] + ig * gg
+                c[t, j] = ct
+                h[t, j] = og * math.tanh(ct)
+                gates[t, 0, j] = ig
+                gates[t, 1, j] = fg
+                gates[t, 2, j] = gg
+                gates[t, 3, j] = og
+        elif variant == PYTORCH:
+            np.dot(w_hh, hprev, hh)
+            for j in range(d):
+                r = _sigmoid(pre[t, j] + hh[j] + b_hh[j])
+                z = _sigmoid(pre[t, d + j] + hh[d + j] + b_hh[d + j])
+                hn = hh[2 * d + j] + b_hh[2 * d + j]
+                n = math.tanh(pre[t, 2 * d + j] + r * hn)
+                aux[t, j] = hn
+                h[t, j] = (1.0 - z) * n + z * hprev[j]
+                gates[t, 0, j] = r
+                gates[t, 1, j] = z
+                gates[t, 2, j] = n
+        else:
+            np.dot(w_hh[: 2 * d], hprev, hh[: 2 * d])
+            for j in range(d):
+                r = _sigmoid(pre[t, j] + hh[j] + b_hh[j])
+                gates[t, 0, j] = r
+                gates[t, 1, j] = _sigmoid(pre[t, d + j] + hh[d + j] + b_hh[d + j])
+                aux[t, j] = r * hprev[j]
+            np.dot(w_hh[2 * d :], aux[t], hh[2 * d :])
+            for j in range(d):
+                z = gates[t, 1, j]
+                n = math.tanh(pre[t, 2 * d + j] + hh[2 * d + j] + b_hh[2 * d + j])
+                gates[t, 2, j] = n
+                h[t, j] = (1.0 - z) * hprev[j] + z * n
+
+
+@njit(cache=True, nogil=True)
+def forward_kernel(cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, h0, c0, h, c, gates, aux):
+    """Forward pass only, into caller-allocated h, c, gates, aux."""
+    pre = np.empty((x.shape[0], w_hh.shape[0]))
+    hh = np.empty(w_hh.shape[0])
+    _forward_loop(cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, h0, c0, h, c, gates, aux, pre, hh)
+
+
+@njit(cache=True, nogil=True)
+def step_kernel(cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, h, c, h_out, c_out):
+    """One step for a batch: x (B,d_in), h (B,d), c (B,d) -> h_out, c_out (B,d)."""
+    B = x.shape[0]
+    d = h.shape[1]
+    gd = w_hh.shape[0]
+    pre = np.empty((B, gd))
+    np.dot(x, w_ih.T, pre)
+    if cell == GRU and variant == TEXTBOOK:
+        rh = np.empty((B, d))
+        hn = np.empty((B, d))
+        hrz = np.empty((B, 2 * d))
+        np.dot(h, w_hh[: 2 * d].T, hrz)
+        for b in range(B):
+            for j in range(d):
+                r = _sigmoid(pre[b, j] + b_ih[j] + hrz[b, j] + b_hh[j])
+                rh[b, j] = r * h[b, j]
+        np.dot(rh, w_hh[2 * d :].T, hn)
+        for b in range(B):
+            for j in range(d):
+                z = _sigmoid(pre[b, d + j] + b_ih[d + j] + hrz[b, d + j] + b_hh[d + j])
+                n = math.tanh(pre[b, 2 * d + j] + b_ih[2 * d + j] + hn[b, j] + b_hh[2 * d + j])
+                h_out[b, j] = (1.0 - z) * h[b, j] + z * n
+        return
+    hh = np.empty((B, gd))
+    np.dot(h, w_hh.T, hh)
+    for b in range(B):
+        for j in range(gd):
+            pre[b, j] += b_ih[j]
+            hh[b, j] += b_hh[j]
+        for j in range(d):
+            if cell == RNN:
+                h_out[b, j] = _phi(pre[b, j] + hh[b, j], nl)
+            elif cell == LSTM:
+                ig = _sigmoid(pre[b, j] + hh[b, j])
+                fg = _sigmoid(pre[b, d + j] + hh[b, d + j])
+                gg = math.tanh(pre[b, 2 * d + j] + hh[b, 2 * d + j])
+                og = _sigmoid(pre[b, 3 * d + j] + hh[b, 3 * d + j])
+                ct = fg * c[b, j] + ig * gg
+                c_out[b, j] = ct
+                h_out[b, j] = og * math.tanh(ct)
+            else:
+                r = _sigmoid(pre[b, j] + hh[b, j])
+                z = _sigmoid(pre[b, d + j] + hh[b, d + j])
+                n = math.tanh(pre[b, 2 * d + j] + r * hh[b, 2 * d + j])
+                h_out[b, j] = (1.0 - z) * n + z * h[b, j]
+
+
+@njit(cache=True, nogil=True)
+def trace_kernel(
+    cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, h0, c0, grad_out, grad_hT,
+    h, c, gates, grad_h, grad_c, g_w_ih, g_w_hh, g_b_ih, g_b_hh, g_x, g_h0, g_c0,
+):  # fmt: skip
+    """Forward pass recording everything, then full BPTT; every output is caller-allocated."""
+    T = x.shape[0]
+    d = h0.shape[0]
+    gd = w_hh.shape[0]
+    aux = np.empty((T, d))
+    pre = np.empty((T, gd))
+    hh = np.empty(gd)
+    _forward_loop(cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, h0, c0, h, c, gates, aux, pre, hh)
+
+    # Gradients w.r.t. the pre-activations, stored per step so that parameter gradients become
+    # three matrix products after the loop. They differ between the ih and hh side only for GRU.
+    dpre_ih = pre  # reuse: the forward no longer needs it
+    dpre_hh = np.empty((T, gd)) if cell == GRU else pre
+    carry_h = np.zeros(d)  # dL/dh_t arriving from step t+1
+    carry_c = np.zeros(d)
+    direct = np.empty(d)
+    tmp = np.empty(d)
+    for t in range(T - 1, -1, -1):
+        hprev = h0 if t == 0 else h[t - 1]
+        for j in range(d):
+            grad_h[t, j] = grad_out[t, j] + carry_h[j]
+        if t == T - 1:
+            for j in range(d):
+                grad_h[t, j] += grad_hT[j]
+        gh = grad_h[t]
+        if cell == RNN:
+            for j in range(d):
+                if nl == TANH:
+                    dphi = 1.0 - h[t, j] * h[t, j]
+                elif nl == RELU:
+                    dphi = 1.0 if h[t, j] > 0.0 else 0.0
+                else:
+                    dphi = 1.0
+                dpre_ih[t, j] = gh[j] * dphi
+            np.dot(w_hh.T, dpre_ih[t], carry_h)
+        elif cell == LSTM:
+            cprev = c0 if t == 0 else c[t - 1]
+            for j in range(d):
+                ig = gates[t, 0, j]
+                fg = gates[t, 1, j]
+                gg = gates[t, 2, j]
+                og = gates[t, 3, j]
+                tc = math.tanh(c[t, j])
+                dc = carry_c[j] + gh[j] * og * (1.0 - tc * tc)
+                grad_c[t, j] = dc
+                carry_c[j] = dc * fg
+                dpre_ih[t, j] = dc * gg * ig * (1.0 - ig)
+                dpre_ih[t, d + j] = dc * cprev[j] * fg * (1.0 - fg)
+                dpre_ih[t, 2 * d + j] = dc * ig * (1.0 - gg * gg)
+                dpre_ih[t, 3 * d + j] = gh[j] * tc * og * (1.0 - og)
+            np.dot(w_hh.T, dpre_ih[t], carry_h)
+        elif variant == PYTORCH:
+            for j in range(d):
+                r = gates[t, 0, j]
+                z = gates[t, 1, j]
+                n = gates[t, 2, j]
+                dan = gh[j] * (1.0 - z) * (1.0 - n * n)
+                dar = dan * aux[t, j] * r * (1.0 - r)
+                daz = gh[j] * (hprev[j] - n) * z * (1.0 - z)
+                dpre_ih[t, j] = dar
+                dpre_ih[t, d + j] = daz
+                dpre_ih[t, 2 * d + j] = dan
+                dpre_hh[t, j] = dar
+                dpre_hh[t, d + j] = daz
+                dpre_hh[t, 2 * d + j] = dan * r
+                direct[j] = gh[j] * z
+            np.dot(w_hh.T, dpre_hh[t], carry_h)
+            for j in range(d):
+                carry_h[j] += direct[j]
+        else:
+            for j in range(d):
+                z = gates[t, 1, j]
+                n = gates[t, 2, j]
+                dan = gh[j] * z * (1.0 - n * n)
+                dpre_ih[t, 2 * d + j] = dan
+                dpre_hh[t, 2 * d + j] = dan
+            np.dot(w_hh[2 * d :].T, dpre_hh[t, 2 * d :], tmp)  # dL/d(r*h_{t-1})
+            for j in range(d):
+                r = gates[t, 0, j]
+                z = gates[t, 1, j]
+                n = gates[t, 2, j]
+                dar = tmp[j] * hprev[j] * r * (1.0 - r)
+                daz = gh[j] * (n - hprev[j]) * z * (1.0 - z)
+                dpre_ih[t, j] = dar
+                dpre_ih[t, d + j] = daz
+                dpre_hh[t, j] = dar
+                dpre_hh[t, d + j] = daz
+                direct[j] = gh[j] * (1.0 - z) + tmp[j] * r
+            np.dot(w_hh[: 2 * d].T, dpre_hh[t, : 2 * d], carry_h)
+            for j in range(d):
+                carry_h[j] += direct[j]
+    for j in range(d):
+        g_h0[j] = carry_h[j]
+        g_c0[j] = carry_c[j]
+
+    np.dot(dpre_ih.T, x, g_w_ih)  # (Gd, d_in)
+    np.dot(dpre_ih, w_ih, g_x)  # (T, d_in)
+    hp = np.empty((T, d))  # h_{t-1} for every step
+    hp[0] = h0
+    hp[1:] = h[: T - 1]
+    if cell == GRU and variant == TEXTBOOK:
+        # The r, z rows multiply h_{t-1}; the n rows multiply r*h_{t-1}, which aux holds.
+        np.dot(np.ascontiguousarray(dpre_hh[:, : 2 * d]).T, hp, g_w_hh[: 2 * d])
+        np.dot(np.ascontiguousarray(dpre_hh[:, 2 * d :]).T, aux, g_w_hh[2 * d :])
+    else:
+        np.dot(dpre_hh.T, hp, g_w_hh)
+    for j in range(gd):
+        g_b_ih[j] = 0.0
+        g_b_hh[j] = 0.0
+    for t in range(T):
+        for j in range(gd):
+            g_b_ih[j] += dpre_ih[t, j]
+            g_b_hh[j] += dpre_hh[t, j]
