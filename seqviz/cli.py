@@ -15,6 +15,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "seqviz.commands.export",
     "seqviz.commands.bench",
     "seqviz.commands.serve",
+    "seqviz.commands.decode",
 )
 
 

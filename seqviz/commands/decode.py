@@ -1,0 +1,136 @@
+"""`seqviz decode`: greedy, beam search or sampling on a bigram table or a trained LM."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "decode",
+        help="decode with greedy, beam search or sampling",
+        description="Decode from a language model: the lesson's toy bigram model (default), a "
+        "bigram table in JSON (--bigram) or a recurrent LM trained with `seqviz train` (--model; "
+        "the name 'agreement' picks the shipped word-level LSTM).",
+    )
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--bigram", metavar="FILE.json", help="bigram table {prev: {next: prob}}")
+    src.add_argument("--model", metavar="FILE.npz", help="trained recurrent LM (.npz)")
+    p.add_argument("--prompt", default="", help="text the decoder continues (default: none)")
+    p.add_argument("--strategy", choices=("greedy", "beam", "sample"), default="beam")
+    p.add_argument("--width", type=int, default=3, help="beam width (default 3)")
+    p.add_argument("--alpha", type=float, default=0.0, help="length normalisation exponent")
+    p.add_argument(
+        "--keep-live",
+        action="store_true",
+        help="beam variant: keep WIDTH live hypotheses, finished ones do not use a slot",
+    )
+    p.add_argument("--max-len", type=int, default=20, help="most tokens to generate (default 20)")
+    p.add_argument("--temperature", type=float, default=1.0)
+    p.add_argument("--top-k", type=int, default=None)
+    p.add_argument("--top-p", type=float, default=None)
+    p.add_argument("--seed", type=int, default=0, help="random seed for sampling (default 0)")
+    p.add_argument("--samples", type=int, default=3, help="number of samples (default 3)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=run)
+
+
+def load_model(args: argparse.Namespace):
+    """The model the options ask for (the toy bigram when neither --bigram nor --model is set)."""
+    from seqviz.decoding import load_bigram, toy_model
+
+    if args.bigram:
+        return load_bigram(args.bigram)
+    if args.model:
+        from seqviz.decoding.rnnlm import load_lm
+
+        return load_lm(args.model)
+    return toy_model()
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from seqviz.decoding import BeamSearch, Greedy, Sampler, join_tokens
+
+    model = load_model(args)
+    if args.strategy == "sample":
+        result = Sampler(
+            model,
+            args.prompt,
+            temperature=args.temperature,
+            top_k=args.top_k,
+            top_p=args.top_p,
+            seed=args.seed,
+            samples=args.samples,
+            max_len=args.max_len,
+        ).run()
+        if args.json:
+            print(json.dumps(result.to_json(), indent=2))
+            return 0
+        _print_rows(
+            f"{len(result.samples)} samples from {model.name} (temperature {args.temperature:g}, "
+            f"top-k {args.top_k or 'off'}, top-p {args.top_p or 'off'}, seed {args.seed})",
+            [
+                (
+                    join_tokens(model, [model.vocab[t] for t in s.tokens]),
+                    s.logprob,
+                    None,
+                    s.finished,
+                )
+                for s in result.samples
+            ],
+            args.prompt,
+        )
+        return 0
+
+    if args.strategy == "greedy":
+        search = Greedy(model, args.prompt, max_len=args.max_len, alpha=args.alpha)
+        title = f"greedy decoding on {model.name}"
+    else:
+        search = BeamSearch(
+            model,
+            args.prompt,
+            width=args.width,
+            max_len=args.max_len,
+            alpha=args.alpha,
+            keep_live=args.keep_live,
+        )
+        title = f"beam search on {model.name} (width {args.width}, alpha {args.alpha:g})"
+    result = search.run()
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+        return 0
+    best = result.best
+    title += f"; best p = {math.exp(best.logprob):.3f}"
+    _print_rows(
+        title,
+        [
+            (join_tokens(model, result.words(h)), h.logprob, h.score, h.finished)
+            for h in result.hypotheses
+        ],
+        args.prompt,
+    )
+    return 0
+
+
+def _print_rows(title: str, rows: list, prompt: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column(f"continuation of {prompt!r}" if prompt else "text")
+    table.add_column("log P", justify="right")
+    table.add_column("P", justify="right")
+    if rows and rows[0][2] is not None:
+        table.add_column("score", justify="right")
+    table.add_column("finished")
+    for i, (text, lp, score, fin) in enumerate(rows, 1):
+        cells = [str(i), text, f"{lp:.3f}", f"{math.exp(lp):.3g}"]
+        if score is not None:
+            cells.append(f"{score:.3f}")
+        cells.append("yes" if fin else "no")
+        table.add_row(*cells)
+    Console().print(table)

@@ -1,0 +1,152 @@
+"""`seqviz decode` and bigram-file loading: JSON shapes, and one clear sentence for bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from seqviz import cli
+from seqviz.decoding import TOY_BIGRAM, load_bigram
+
+
+@pytest.fixture
+def decode(monkeypatch, capsys):
+    """Run `seqviz decode ARGS` through cli.main; returns (exit code, stdout, stderr)."""
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("seqviz.commands.decode",))
+
+    def call(*args: str):
+        code = cli.main(["decode", *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return call
+
+
+def write(tmp_path, text: str, name: str = "model.json"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_default_model_is_the_toy_and_beam_json_shape(decode):
+    code, out, err = decode("--strategy", "beam", "--width", "2", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert set(data) == {"best", "hypotheses"}
+    assert data["best"]["tokens"] == ["a", "small", "cat", "</s>"]
+    assert f"{math.exp(data['best']['logprob']):.3f}" == "0.292"
+    for h in data["hypotheses"]:
+        assert set(h) == {"tokens", "logprob", "score", "finished"}
+        assert "<s>" not in h["tokens"]
+        assert h["finished"] == (h["tokens"][-1] == "</s>")
+
+
+def test_greedy_json(decode):
+    code, out, _ = decode("--strategy", "greedy", "--json")
+    data = json.loads(out)
+    assert data["best"]["tokens"] == ["the", "dog", "</s>"]
+    assert f"{math.exp(data['best']['logprob']):.3f}" == "0.140"
+    assert len(data["hypotheses"]) == 1
+
+
+def test_sample_json_is_reproducible(decode):
+    args = ("--strategy", "sample", "--samples", "6", "--seed", "4", "--top-p", "0.9", "--json")
+    _, out1, _ = decode(*args)
+    _, out2, _ = decode(*args)
+    data = json.loads(out1)
+    assert out1 == out2
+    assert set(data) == {"samples"} and len(data["samples"]) == 6
+    for s in data["samples"]:
+        assert set(s) == {"tokens", "logprob"}
+        # top-p 0.9 removes "</s>" at the start: no sample is empty.
+        assert s["tokens"][0] in ("the", "a")
+
+
+def test_length_normalised_beam_and_prompt(decode):
+    code, out, _ = decode("--prompt", "the", "--width", "2", "--alpha", "0.6", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["best"]["tokens"] == ["cat", "</s>"]
+    h = data["hypotheses"][0]
+    assert math.isclose(h["score"], h["logprob"] / len(h["tokens"]) ** 0.6)
+
+
+def test_text_output(decode):
+    code, out, _ = decode("--strategy", "beam", "--width", "3")
+    assert code == 0
+    assert "a small cat </s>" in out and "0.292" in out
+
+
+def test_bigram_file_roundtrip(decode, tmp_path):
+    path = write(tmp_path, json.dumps(TOY_BIGRAM))
+    code, out, _ = decode("--bigram", path, "--width", "2", "--json")
+    assert json.loads(out)["best"]["tokens"] == ["a", "small", "cat", "</s>"]
+
+
+BAD_TABLES = [
+    ('{"<s>": {"the": 0.5, ', "not valid JSON"),
+    ('["<s>", "the"]', "must be a JSON object"),
+    ('{"<s>": {"the": 0.5, "</s>": 0.4}, "the": {"</s>": 1.0}}', "sums to 0.9, not 1"),
+    (
+        '{"<s>": {"the": 0.5, "dog": 0.5}, "the": {"</s>": 1.0}}',
+        "'dog' follows '<s>' but has no row",
+    ),
+    ('{"<s>": {"the": 1.5, "</s>": -0.5}, "the": {"</s>": 1.0}}', r"outside \[0, 1\]"),
+    ('{"<s>": {"the": "half", "</s>": 0.5}, "the": {"</s>": 1.0}}', "not a number"),
+    ('{"the": {"</s>": 1.0}}', "no row for the start token"),
+    ('{"<s>": {"</s>": 1.0}, "</s>": {"</s>": 1.0}}', "has a row for </s>"),
+]
+
+
+@pytest.mark.parametrize(("text", "match"), BAD_TABLES)
+def test_bad_bigram_files(tmp_path, decode, text, match):
+    path = write(tmp_path, text)
+    with pytest.raises(ValueError, match=match):
+        load_bigram(path)
+    code, out, err = decode("--bigram", path)
+    assert code == 2 and out == ""
+    assert err.startswith("seqviz: error: ") and err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_row_tolerance(tmp_path):
+    ok = write(tmp_path, '{"<s>": {"the": 0.5000004, "</s>": 0.5}, "the": {"</s>": 1.0}}')
+    load_bigram(ok)
+    bad = write(tmp_path, '{"<s>": {"the": 0.500002, "</s>": 0.5}, "the": {"</s>": 1.0}}')
+    with pytest.raises(ValueError, match="tolerance"):
+        load_bigram(bad)
+
+
+def test_unreadable_files(tmp_path, decode):
+    for path in (tmp_path / "missing.json", tmp_path):
+        code, _, err = decode("--bigram", str(path))
+        assert code == 2 and "cannot read the bigram file" in err
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    code, _, err = decode("--bigram", str(binary))
+    assert code == 2 and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (("--width", "0"), "beam width must be"),
+        (("--max-len", "0"), "max length must be"),
+        (("--alpha", "-1"), "alpha"),
+        (("--strategy", "sample", "--top-k", "0"), "top-k must be"),
+        (("--strategy", "sample", "--top-p", "0"), r"top-p must lie in \(0, 1\]"),
+        (("--strategy", "sample", "--top-p", "1.01"), "top-p must lie"),
+        (("--strategy", "sample", "--temperature", "0"), "temperature must be"),
+        (("--strategy", "sample", "--temperature", "-2"), "temperature must be"),
+        (("--strategy", "sample", "--samples", "0"), "number of samples"),
+        (("--prompt", "the unicorn"), "'unicorn' is not in the vocabulary"),
+        (("--prompt", "the dog </s>"), "ends with </s>"),
+    ],
+)
+def test_bad_settings_one_sentence(decode, args, match):
+    import re
+
+    code, out, err = decode(*args)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and re.search(match, err), err
