@@ -26,7 +26,7 @@ def _check_choice(value: object, allowed: tuple[str, ...], what: str) -> str:
 
 
 def as_float_array(value: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
-    """Return `value` as a read-only float64 C array of `shape`, or raise one-sentence ValueError."""
+    """`value` as a read-only float64 C array of `shape`, or a one-sentence ValueError."""
     try:
         arr = np.array(value, dtype=np.float64, order="C")
     except (TypeError, ValueError):
@@ -196,7 +196,7 @@ class Params:
 
     def to_dict(self) -> dict[str, np.ndarray]:
         arrays = (self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
-        out: dict[str, np.ndarray] = dict(zip(_KEYS, arrays))
+        out: dict[str, np.ndarray] = dict(zip(_KEYS, arrays, strict=True))
         out.update(
             cell=np.array(self.cell),
             nonlinearity=np.array(self.nonlinearity),

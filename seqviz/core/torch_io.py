@@ -25,6 +25,7 @@ def load_state_dict(path: str | Path) -> dict[str, np.ndarray]:
         obj = obj.state_dict()
     if not isinstance(obj, dict) or not all(isinstance(v, torch.Tensor) for v in obj.values()):
         raise ValueError(
-            f"{path} does not hold a state_dict; save one with torch.save(model.state_dict(), path)."
+            f"{path} does not hold a state_dict; "
+            "save one with torch.save(model.state_dict(), path)."
         )
     return {str(k): v.detach().to(torch.float64).cpu().numpy() for k, v in obj.items()}
