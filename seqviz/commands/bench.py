@@ -1,0 +1,29 @@
+"""`seqviz bench`: time full traces against the NumPy reference and PyTorch, as ratios."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "bench",
+        help="time seqviz's traces against NumPy and PyTorch",
+        description="Time a full trace (forward with every gate, BPTT to every step) per cell "
+        "for several sizes, side by side with the NumPy reference and, when installed, PyTorch "
+        "(a step loop that keeps every gate and dL/dh_t, and the fused nn.* forward+backward).",
+    )
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--quick", action="store_true", help="fewer repeats and only the small sizes")
+    p.add_argument("--ui", action="store_true", help="benchmark the app's drawing instead")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.ui:
+        from seqviz.ui.bench import run_ui_bench
+
+        return int(run_ui_bench(json=args.json) or 0)
+    from seqviz.bench import main
+
+    return main(json_output=args.json, quick=args.quick)

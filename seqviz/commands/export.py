@@ -1,0 +1,76 @@
+"""`seqviz export`: write a full trace (.npz) of a random model, or of saved weights on an input."""
+
+from __future__ import annotations
+
+import argparse
+
+from seqviz.cli import UsageError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "export",
+        help="write a trace (states, gates, gradients) to an .npz file",
+        description="Trace one sequence and write every state, gate and gradient to an .npz. "
+        "Either a random model on random input (--cell ...), or saved weights (--weights, .npz "
+        "or a torch state_dict .pt) on an input array (--input x.npy, shape (T, input_size)).",
+    )
+    p.add_argument("--out", required=True, metavar="TRACE.npz", help="file to write")
+    p.add_argument("--cell", choices=("rnn", "lstm", "gru"), help="cell of the random model")
+    p.add_argument("--input-size", type=int, default=8, help="input size (default 8)")
+    p.add_argument("--hidden", type=int, default=32, help="hidden size (default 32)")
+    p.add_argument("--steps", type=int, default=50, help="sequence length (default 50)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--nonlinearity", choices=("tanh", "relu", "linear"), default=None,
+        help="rnn nonlinearity (default tanh; also needed for an nn.RNN .pt, which lacks it)",
+    )  # fmt: skip
+    p.add_argument(
+        "--variant", choices=("textbook", "pytorch"), default=None,
+        help="gru equations (default textbook for --cell, pytorch for a .pt)",
+    )  # fmt: skip
+    p.add_argument("--forget-bias", type=float, default=1.0, help="lstm forget bias (default 1)")
+    p.add_argument("--spectral-radius", type=float, default=None, help="rescale W_hh blocks")
+    p.add_argument("--weights", metavar="MODEL", help="saved weights: .npz (Params.save) or .pt")
+    p.add_argument("--input", metavar="X.npy", help="input sequence for --weights, (T, input_size)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from seqviz.core import Params, trace
+
+    if args.weights:
+        if args.cell:
+            raise UsageError("give either --weights or --cell, not both.")
+        if not args.input:
+            raise UsageError("--weights needs --input X.npy, an array of shape (T, input_size).")
+        params = Params.load(args.weights, nonlinearity=args.nonlinearity, variant=args.variant)
+        try:
+            x = np.load(args.input, allow_pickle=False)
+        except FileNotFoundError:
+            raise
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot read {args.input} as a .npy array ({exc}).") from None
+    else:
+        if not args.cell:
+            raise UsageError("give --cell rnn|lstm|gru for a random model, or --weights MODEL.")
+        if args.steps < 1:
+            raise UsageError(f"--steps must be at least 1, got {args.steps}.")
+        params = Params.random(
+            args.cell, args.input_size, args.hidden, seed=args.seed,
+            forget_bias=args.forget_bias, spectral_radius=args.spectral_radius,
+            nonlinearity=args.nonlinearity or "tanh", variant=args.variant or "textbook",
+        )  # fmt: skip
+        x = np.random.default_rng(args.seed + 1).normal(size=(args.steps, args.input_size))
+    tr = trace(params, x)
+    path = tr.save(args.out)
+    p = tr.params
+    print(
+        f"wrote {path}: {p.cell} d_in={p.input_size} d={p.hidden_size} T={tr.T}, "
+        f"|dL/dh| {tr.grad_norms()[0]:.2e} at the last step, {tr.grad_norms()[-1]:.2e} at the first"
+    )
+    if tr.overflow is not None:
+        print(f"note: {tr.overflow.describe()}; the file keeps the inf/nan values")
+    return 0

@@ -1,0 +1,31 @@
+"""`seqviz run NAME`: the lesson's printed experiments, headless."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+# Experiment name -> module with HELP (str), add_arguments(parser) and run(args) -> int.
+# The modules are imported when the parser is built, so they import numpy & co inside run().
+# To add an experiment, write such a module and add one line here.
+EXPERIMENTS: dict[str, str] = {
+    "vanishing": "seqviz.commands.run_vanishing",
+    "memory": "seqviz.commands.run_memory",
+    "beam": "seqviz.decoding.lesson",
+}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="reproduce one of the lesson's experiments in the terminal",
+        description="Run one of the lesson's experiments on the seqviz core and print its table "
+        "(or JSON with --json).",
+    )
+    experiments = parser.add_subparsers(dest="experiment", metavar="EXPERIMENT", required=True)
+    for name, module_name in EXPERIMENTS.items():
+        module = importlib.import_module(module_name)
+        sub = experiments.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(sub)
+        sub.add_argument("--json", action="store_true", help="print the results as JSON")
+        sub.set_defaults(func=module.run)

@@ -1,0 +1,185 @@
+"""The lesson's two printed experiments (vanishing gradients, RNN vs LSTM memory) on the core."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from seqviz.core import Params, forward, trace
+
+LESSON_RHOS = (0.8, 1.0, 1.2)
+
+
+def lesson_rnn(
+    rho: float,
+    hidden: int = 64,
+    steps: int = 60,
+    seed: int = 0,
+    input_scale: float = 0.5,
+    nonlinearity: str = "tanh",
+    draw: int = 0,
+) -> tuple[Params, np.ndarray]:
+    """The lesson's RNN: W_ih = I, no bias, W_hh ~ N(0,1) scaled to spectral radius rho.
+
+    The lesson draws, per rho in turn, W (d, d) then x (T, d) from one default_rng(seed); the
+    draws do not depend on rho, so `draw=i` gives the network of the i-th rho in a list
+    (with rhos (0.8, 1.0, 1.2) and seed 0, rho=1.2 is draw=2). Returns (Params, x (T, d)).
+    """
+    _check_int(hidden, "hidden", 1)
+    _check_int(steps, "steps", 1)
+    _check_int(draw, "draw", 0)
+    if not (math.isfinite(rho) and rho >= 0):
+        raise ValueError(f"spectral radius must be a finite number >= 0, got {rho!r}.")
+    if not math.isfinite(input_scale):
+        raise ValueError(f"input scale must be a finite number, got {input_scale!r}.")
+    rng = np.random.default_rng(seed)
+    for _ in range(draw + 1):
+        w = rng.normal(0.0, 1.0, (hidden, hidden))
+        x = rng.normal(0.0, 1.0, (steps, hidden)) * input_scale
+    radius = float(np.max(np.abs(np.linalg.eigvals(w))))
+    w = w * (rho / radius)
+    p = Params.from_arrays("rnn", np.eye(hidden), w, nonlinearity=nonlinearity)
+    return p, x
+
+
+def _check_int(value: object, name: str, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
+
+
+def default_ks(steps: int) -> tuple[int, ...]:
+    """The lesson's columns 1, 10, 30 steps back (those that fit) and the first step."""
+    return tuple(sorted({k for k in (1, 10, 30) if k < steps} | {steps - 1}))
+
+
+@dataclass(frozen=True)
+class VanishingRow:
+    rho: float
+    ks: tuple[int, ...]
+    norms: tuple[float, ...]  # ||dL/dh|| k steps back, tanh RNN, for each k in ks
+    linear_norm: float  # the same network without tanh, steps-1 steps back
+    grad_norms: tuple[float, ...] = field(repr=False)  # every k = 0..steps-1 (tanh)
+    overflow: str | None = None
+
+
+@dataclass(frozen=True)
+class VanishingResult:
+    hidden: int
+    steps: int
+    seed: int
+    input_scale: float
+    rows: tuple[VanishingRow, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(asdict(self))
+
+
+def vanishing(
+    rhos: Sequence[float] = LESSON_RHOS,
+    hidden: int = 64,
+    steps: int = 60,
+    seed: int = 0,
+    input_scale: float = 0.5,
+) -> VanishingResult:
+    """Gradient norms flowing back through a tanh RNN and a linear one, per spectral radius."""
+    if len(rhos) == 0:
+        raise ValueError("give at least one spectral radius.")
+    ks = default_ks(steps) if steps > 1 else (0,)
+    rows = []
+    for i, rho in enumerate(rhos):
+        p, x = lesson_rnn(rho, hidden, steps, seed, input_scale, "tanh", draw=i)
+        tr = trace(p, x)
+        lin = trace(p.replace(nonlinearity="linear"), x)
+        norms = tr.grad_norms()
+        problems = [f"{name}: {o.describe()}" for name, o in
+                    (("tanh", tr.overflow), ("linear", lin.overflow)) if o is not None]  # fmt: skip
+        rows.append(
+            VanishingRow(
+                rho=float(rho),
+                ks=ks,
+                norms=tuple(float(norms[k]) for k in ks),
+                linear_norm=float(lin.grad_norms()[steps - 1]),
+                grad_norms=tuple(float(v) for v in norms),
+                overflow="; ".join(problems) or None,
+            )
+        )
+    return VanishingResult(hidden, steps, seed, float(input_scale), tuple(rows))
+
+
+@dataclass(frozen=True)
+class RnnMemory:
+    w: float
+    h_final: float
+
+
+@dataclass(frozen=True)
+class LstmMemory:
+    forget_bias: float
+    forget_gate: float
+    c_final: float
+    h_final: float
+
+
+@dataclass(frozen=True)
+class MemoryResult:
+    steps: int
+    rnn: tuple[RnnMemory, ...]
+    lstm: tuple[LstmMemory, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(asdict(self))
+
+
+def pulse(steps: int) -> np.ndarray:
+    """(steps, 1): a single 1 at the first step, then zeros."""
+    x = np.zeros((steps, 1))
+    x[0, 0] = 1.0
+    return x
+
+
+def memory_rnn(w: float) -> Params:
+    """Scalar RNN h_t = tanh(w h_{t-1} + 2 x_t)."""
+    return Params.from_arrays("rnn", [[2.0]], [[w]])
+
+
+def memory_lstm(forget_bias: float) -> Params:
+    """Scalar LSTM whose gates ignore h: f = sig(b), i = sig(8x - 4), g = tanh(2x), o = sig(4)."""
+    w_ih = np.array([[8.0], [0.0], [2.0], [0.0]])  # rows i, f, g, o
+    b_ih = np.array([-4.0, forget_bias, 0.0, 4.0])
+    return Params.from_arrays("lstm", w_ih, np.zeros((4, 1)), b_ih)
+
+
+def memory(
+    ws: Sequence[float] = (0.9, 1.5),
+    forget_biases: Sequence[float] = (2.0, 5.0, 10.0),
+    steps: int = 100,
+) -> MemoryResult:
+    """How much of one input pulse a scalar RNN and a scalar LSTM still hold after `steps`."""
+    _check_int(steps, "steps", 1)
+    x = pulse(steps)
+    rnn = []
+    for w in ws:
+        h, _ = forward(memory_rnn(w), x)
+        rnn.append(RnnMemory(float(w), float(h[-1, 0])))
+    lstm = []
+    for b in forget_biases:
+        tr = trace(memory_lstm(b), x)
+        lstm.append(
+            LstmMemory(float(b), float(tr.gates[0, 1, 0]), float(tr.c[-1, 0]), float(tr.h[-1, 0]))
+        )
+    return MemoryResult(steps, tuple(rnn), tuple(lstm))
+
+
+def _jsonable(value: Any) -> Any:
+    # JSON has no inf/nan: exploded values are written as the strings "inf", "-inf", "nan".
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
