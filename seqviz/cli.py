@@ -16,6 +16,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "seqviz.commands.bench",
     "seqviz.commands.serve",
     "seqviz.commands.decode",
+    "seqviz.commands.train",
 )
 
 

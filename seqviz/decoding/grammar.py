@@ -1,0 +1,116 @@
+"""A small English grammar with subject-verb agreement across distractors, for the shipped corpus.
+
+Every sentence has a subject noun whose number decides the main verb ("is"/"are", "was"/"were"),
+with prepositional phrases or a relative clause in between whose nouns often have the other
+number: "the keys to the cabinet in the hallway are missing". Run as a script to regenerate the
+shipped corpus: `python -m seqviz.decoding.grammar --sentences 5000 --seed 0 --out FILE`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+# singular -> plural
+ANIMATE = {
+    "dog": "dogs",
+    "cat": "cats",
+    "teacher": "teachers",
+    "student": "students",
+    "author": "authors",
+    "friend": "friends",
+}
+THINGS = {
+    "key": "keys",
+    "cabinet": "cabinets",
+    "book": "books",
+    "table": "tables",
+    "door": "doors",
+    "box": "boxes",
+    "window": "windows",
+    "picture": "pictures",
+}
+PREPOSITIONS = ("to", "near", "on", "behind", "of", "beside", "with", "under")
+# transitive verbs for relative clauses: (singular, plural)
+VERBS = (("likes", "like"), ("sees", "see"), ("chases", "chase"), ("knows", "know"))
+BE = {
+    ("present", False): "is",
+    ("present", True): "are",
+    ("past", False): "was",
+    ("past", True): "were",
+}
+PLACES = ("here", "in the hallway", "by the door")
+PREDICATES = {
+    True: ("happy", "asleep", "gone", *PLACES),  # animate subjects
+    False: ("missing", "old", "new", "broken", "on the table", *PLACES),
+}
+
+
+def _noun(rng: np.random.Generator, plural: bool, animate: bool | None = None) -> str:
+    if animate is None:
+        animate = bool(rng.random() < 0.4)
+    table = ANIMATE if animate else THINGS
+    singular = list(table)[int(rng.integers(len(table)))]
+    return table[singular] if plural else singular
+
+
+def sentence(rng: np.random.Generator) -> list[str]:
+    """One sentence as words; the verb agrees with the head noun of the subject."""
+    plural = bool(rng.random() < 0.5)
+    kind = rng.random()
+    animate = bool(kind < 0.25 or rng.random() < 0.4)
+    words = ["the"]
+    if kind < 0.25:
+        # a relative clause: its verb agrees with the subject as well
+        words.append(_noun(rng, plural, animate=True))
+        verb = VERBS[int(rng.integers(len(VERBS)))][1 if plural else 0]
+        words += ["that", verb, "the", _noun(rng, not plural if rng.random() < 0.7 else plural)]
+    else:
+        words.append(_noun(rng, plural, animate))
+        n_pp = 0 if kind < 0.4 else (1 if kind < 0.8 else 2)
+        for _ in range(n_pp):
+            # distractors mostly carry the other number, so the nearest noun misleads
+            other = not plural if rng.random() < 0.7 else plural
+            words += [PREPOSITIONS[int(rng.integers(len(PREPOSITIONS)))], "the"]
+            words.append(_noun(rng, other))
+    tense = "past" if rng.random() < 0.3 else "present"
+    words.append(BE[(tense, plural)])
+    options = PREDICATES[animate]
+    words += options[int(rng.integers(len(options)))].split()
+    return words
+
+
+def corpus(n_sentences: int, seed: int = 0) -> list[str]:
+    """`n_sentences` sentences, one string each (words separated by single spaces)."""
+    rng = np.random.default_rng(seed)
+    return [" ".join(sentence(rng)) for _ in range(n_sentences)]
+
+
+def subject_is_plural(words: list[str]) -> bool:
+    """Whether the sentence's subject (the noun after the first "the") is plural."""
+    noun = words[1]
+    return noun in ANIMATE.values() or noun in THINGS.values()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sentences", type=int, default=5000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args(argv)
+    target = Path(args.out)
+    text = "\n".join(corpus(args.sentences, args.seed)) + "\n"
+    fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, target)
+    print(f"wrote {args.sentences} sentences ({len(text)} bytes) to {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,214 @@
+"""Training a recurrent LM with the core's Numba BPTT: truncated BPTT, clipping, Adam or SGD."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from seqviz.core.api import forward, trace
+from seqviz.core.params import CELLS, Params
+from seqviz.decoding.models import BOS, EOS
+from seqviz.decoding.rnnlm import LEVELS, RNNLM, log_softmax, random_lm
+
+# names of the trainable arrays; the first four are the core cell's
+NAMES = ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "embedding", "out_weight", "out_bias")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Settings of one training run (the `seqviz train` options)."""
+
+    cell: str = "lstm"
+    hidden: int = 48
+    emb: int = 16
+    level: str = "word"
+    seq_len: int = 32  # truncated BPTT: gradients flow back at most this many steps
+    lr: float | None = None  # None: 0.01 for Adam, 0.5 for SGD
+    epochs: int = 10
+    clip: float = 5.0  # max global gradient norm; 0 disables clipping
+    batch: int = 16  # sentences per update
+    optimizer: str = "adam"
+    seed: int = 0
+    variant: str = "textbook"  # GRU only
+
+    def __post_init__(self) -> None:
+        if self.cell not in CELLS:
+            raise ValueError(f"unknown cell {self.cell!r}; allowed: {', '.join(CELLS)}.")
+        if self.level not in LEVELS:
+            raise ValueError(f"unknown level {self.level!r}; allowed: word, char.")
+        if self.optimizer not in ("adam", "sgd"):
+            raise ValueError(f"unknown optimizer {self.optimizer!r}; allowed: adam, sgd.")
+        for name in ("hidden", "emb", "seq_len", "epochs", "batch"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name.replace('_', '-')} must be a whole number >= 1, got {v}.")
+        if self.lr is not None and not (math.isfinite(self.lr) and self.lr > 0):
+            raise ValueError(f"the learning rate must be a finite number > 0, got {self.lr}.")
+        if not (math.isfinite(self.clip) and self.clip >= 0):
+            raise ValueError(f"clip must be a finite number >= 0 (0 disables), got {self.clip}.")
+
+    @property
+    def learning_rate(self) -> float:
+        if self.lr is not None:
+            return self.lr
+        return 0.01 if self.optimizer == "adam" else 0.5
+
+
+def read_corpus(path: str | Path, level: str) -> list[list[str]]:
+    """The corpus as sentences of tokens: one sentence per non-empty line."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ValueError(f"cannot read the corpus {str(p)!r}: {reason}.") from None
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    sents = [ln.split() if level == "word" else list(ln) for ln in lines]
+    if not sents:
+        raise ValueError(f"the corpus {str(p)!r} has no text; put one sentence per line.")
+    for s in sents:
+        if BOS in s or EOS in s:
+            raise ValueError("the corpus must not contain the markers <s> or </s> itself.")
+    return sents
+
+
+def build_vocab(sentences: list[list[str]]) -> tuple[str, ...]:
+    return (BOS, EOS, *sorted({t for s in sentences for t in s}))
+
+
+class Trainer:
+    """Holds the weights as plain arrays and updates them batch by batch."""
+
+    def __init__(self, sentences: list[list[str]], config: TrainConfig) -> None:
+        self.config = config
+        vocab = build_vocab(sentences)
+        init = random_lm(
+            vocab, config.cell, config.hidden, config.emb, seed=config.seed,
+            level=config.level, variant=config.variant,
+        )  # fmt: skip
+        self.vocab = vocab
+        self.index = {t: i for i, t in enumerate(vocab)}
+        self.bos, self.eos = self.index[BOS], self.index[EOS]
+        self.data = [
+            np.array([self.bos, *(self.index[t] for t in s), self.eos], dtype=np.intp)
+            for s in sentences
+        ]
+        p = init.params
+        self.w = {
+            "weight_ih": np.array(p.weight_ih),
+            "weight_hh": np.array(p.weight_hh),
+            "bias_ih": np.array(p.bias_ih),
+            "bias_hh": np.array(p.bias_hh),
+            "embedding": np.array(init.embedding),
+            "out_weight": np.array(init.out_weight),
+            "out_bias": np.array(init.out_bias),
+        }
+        self.m = {k: np.zeros_like(v) for k, v in self.w.items()}
+        self.v = {k: np.zeros_like(v) for k, v in self.w.items()}
+        self.t = 0
+        self.rng = np.random.default_rng(config.seed)
+        self.n_tokens = int(sum(len(s) - 1 for s in self.data))
+
+    def params(self) -> Params:
+        w, c = self.w, self.config
+        return Params.from_arrays(
+            c.cell, w["weight_ih"], w["weight_hh"], w["bias_ih"], w["bias_hh"],
+            variant=c.variant if c.cell == "gru" else "textbook",
+        )  # fmt: skip
+
+    def model(self, name: str = "lm") -> RNNLM:
+        w = self.w
+        return RNNLM(
+            self.params(), w["embedding"].copy(), w["out_weight"].copy(), w["out_bias"].copy(),
+            self.vocab, level=self.config.level, name=name,
+        )  # fmt: skip
+
+    def batches(self) -> Iterator[list[np.ndarray]]:
+        """One epoch of shuffled batches of sentences."""
+        order = self.rng.permutation(len(self.data))
+        b = self.config.batch
+        for i in range(0, len(order), b):
+            yield [self.data[j] for j in order[i : i + b]]
+
+    def gradients(self, batch: list[np.ndarray]) -> tuple[dict[str, np.ndarray], float, int]:
+        """Gradients of the mean per-token cross-entropy over `batch`, its total loss, tokens."""
+        params = self.params()
+        w, seq_len, lstm = self.w, self.config.seq_len, self.config.cell == "lstm"
+        g = {k: np.zeros_like(v) for k, v in w.items()}
+        loss, n = 0.0, 0
+        d = params.hidden_size
+        for ids in batch:
+            h0 = np.zeros(d)
+            c0 = np.zeros(d) if lstm else None
+            for s in range(0, len(ids) - 1, seq_len):
+                inp = ids[s : s + seq_len]
+                tgt = ids[s + 1 : s + seq_len + 1]
+                inp = inp[: len(tgt)]
+                x = w["embedding"][inp]  # (T, e)
+                h, c = forward(params, x, h0, c0)  # (T, d)
+                logits = h @ w["out_weight"].T + w["out_bias"]  # (T, V)
+                logits[:, self.bos] = -np.inf
+                logp = log_softmax(logits)
+                rows = np.arange(len(tgt))
+                loss -= float(logp[rows, tgt].sum())
+                n += len(tgt)
+                dlogits = np.exp(logp)
+                dlogits[rows, tgt] -= 1.0
+                g["out_weight"] += dlogits.T @ h
+                g["out_bias"] += dlogits.sum(axis=0)
+                tr = trace(params, x, h0, c0, grad_out=dlogits @ w["out_weight"])
+                g["weight_ih"] += tr.grad_weight_ih
+                g["weight_hh"] += tr.grad_weight_hh
+                g["bias_ih"] += tr.grad_bias_ih
+                g["bias_hh"] += tr.grad_bias_hh
+                np.add.at(g["embedding"], inp, tr.grad_x)
+                # truncated BPTT: the next chunk starts from this state, as a constant
+                h0 = h[-1]
+                c0 = None if c is None else c[-1]
+        for v in g.values():
+            v /= max(n, 1)
+        return g, loss, n
+
+    def update(self, g: dict[str, np.ndarray]) -> float:
+        """Clip to the global norm, apply one Adam/SGD step; returns the norm before clipping."""
+        norm = math.sqrt(sum(float((v * v).sum()) for v in g.values()))
+        if not math.isfinite(norm):
+            raise FloatingPointError("the gradient is not finite")
+        clip = self.config.clip
+        scale = clip / norm if clip > 0 and norm > clip else 1.0
+        lr = self.config.learning_rate
+        self.t += 1
+        for k, grad in g.items():
+            grad = grad * scale
+            if self.config.optimizer == "sgd":
+                self.w[k] -= lr * grad
+                continue
+            self.m[k] = 0.9 * self.m[k] + 0.1 * grad
+            self.v[k] = 0.999 * self.v[k] + 0.001 * grad * grad
+            mhat = self.m[k] / (1 - 0.9**self.t)
+            vhat = self.v[k] / (1 - 0.999**self.t)
+            self.w[k] -= lr * mhat / (np.sqrt(vhat) + 1e-8)
+        return norm
+
+    def train_batch(self, batch: list[np.ndarray]) -> tuple[float, int]:
+        g, loss, n = self.gradients(batch)
+        self.update(g)
+        return loss, n
+
+    def mean_loss(self, sentences: list[np.ndarray] | None = None) -> float:
+        """Mean per-token cross-entropy (nats) on `sentences` (default: the whole corpus)."""
+        data = self.data if sentences is None else sentences
+        params, w = self.params(), self.w
+        loss, n = 0.0, 0
+        for ids in data:
+            # forward only: without truncation the states equal the chunked ones
+            h, _ = forward(params, w["embedding"][ids[:-1]])
+            logits = h @ w["out_weight"].T + w["out_bias"]
+            logits[:, self.bos] = -np.inf
+            loss -= float(log_softmax(logits)[np.arange(len(ids) - 1), ids[1:]].sum())
+            n += len(ids) - 1
+        return loss / max(n, 1)
