@@ -378,3 +378,21 @@ def test_bad_sampling_settings(kwargs, match):
 def test_unknown_prompt_word():
     with pytest.raises(ValueError, match="'zebra' is not in the vocabulary"):
         Greedy(toy_model(), "the zebra")
+
+
+def test_decoding_imports_no_ui_library():
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys\n"
+        "import seqviz.decoding, seqviz.decoding.rnnlm, seqviz.decoding.training\n"
+        "import seqviz.decoding.grammar, seqviz.decoding.lesson, seqviz.decoding.benchmark\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    modules = json.loads(out.stdout)
+    ui = ("textual", "rich", "plotext", "textual_plotext", "torch")
+    assert not [m for m in modules if m.split(".")[0] in ui]
+    assert "seqviz.decoding.search" in modules
