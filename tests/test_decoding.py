@@ -396,3 +396,26 @@ def test_decoding_imports_no_ui_library():
     ui = ("textual", "rich", "plotext", "textual_plotext", "torch")
     assert not [m for m in modules if m.split(".")[0] in ui]
     assert "seqviz.decoding.search" in modules
+
+
+def test_seek_and_rankings():
+    m = toy_model()
+    s = BeamSearch(m, width=3, max_len=6, alpha=1.0)
+    s.seek(2)
+    assert len(s.history) == 2
+    s.seek(0)
+    assert s.current is None
+    s.seek(99)
+    assert s.done
+    res = s.result()
+    by_lp = [h.logprob for h in res.ranked("logprob")]
+    by_score = [h.score for h in res.ranked("score")]
+    assert by_lp == sorted(by_lp, reverse=True) and by_score == sorted(by_score, reverse=True)
+    assert res.ranked("logprob") != res.ranked("score")  # alpha=1 reorders "</s>" and the long one
+    sm = Sampler(m, seed=0, samples=3)
+    sm.seek(4)
+    assert len(sm.history) == 4
+    d = sm.distribution(0)
+    assert np.array_equal(d.final, sm.history[0].distribution.final)
+    with pytest.raises(ValueError, match="finished hypothesis"):
+        s.distribution(res.best.id)

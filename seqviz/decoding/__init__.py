@@ -24,7 +24,7 @@ from seqviz.decoding.models import (
 )
 from seqviz.decoding.records import DecodeResult, Node, Step, length_score
 from seqviz.decoding.sampling import Sampler, SampleResult, SampleStep
-from seqviz.decoding.search import BeamSearch, Greedy, check_search
+from seqviz.decoding.search import BeamSearch, Greedy, check_search, node_distribution
 
 __all__ = [
     "BOS",
@@ -47,5 +47,6 @@ __all__ = [
     "join_tokens",
     "length_score",
     "load_bigram",
+    "node_distribution",
     "toy_model",
 ]

@@ -92,6 +92,12 @@ class DecodeResult:
     hypotheses: tuple[Node, ...]
     vocab: tuple[str, ...] = field(repr=False)
 
+    def ranked(self, by: str = "score") -> tuple[Node, ...]:
+        """Finished hypotheses first, best first by `score` (length-normalised) or `logprob`."""
+        if by not in ("score", "logprob"):
+            raise ValueError(f"rank by 'score' or 'logprob', not {by!r}.")
+        return tuple(sorted(self.hypotheses, key=lambda n: (not n.finished, -getattr(n, by))))
+
     def words(self, node: Node) -> list[str]:
         return [self.vocab[t] for t in node.tokens]
 

@@ -10,7 +10,7 @@ import numpy as np
 from seqviz.decoding.filters import Distribution, check_sampling, filter_distribution
 from seqviz.decoding.models import LanguageModel
 from seqviz.decoding.records import FINISHED, KEPT, ROOT, Node
-from seqviz.decoding.search import MAX_LENGTH, check_search
+from seqviz.decoding.search import MAX_LENGTH, check_search, node_distribution
 
 
 @dataclass(frozen=True)
@@ -168,6 +168,21 @@ class Sampler:
             if rec.new_node:
                 del self._children[(rec.parent.id, rec.node.token)]
                 self._dist_cache.pop(rec.node.id, None)
+        return self.current
+
+    def distribution(self, node_id: int) -> Distribution:
+        """The filtered next-token distribution sampling uses after `node_id`."""
+        node = self.nodes()[node_id]
+        return node_distribution(
+            self.model, self.prompt_ids, node, self.temperature, self.top_k, self.top_p
+        )
+
+    def seek(self, n_draws: int) -> SampleStep | None:
+        """Draw or step back until exactly `n_draws` draws are in the history (or all are done)."""
+        while len(self._history) > max(n_draws, 0):
+            self.back()
+        while len(self._history) < n_draws and self.step() is not None:
+            pass
         return self.current
 
     def nodes(self) -> dict[int, Node]:

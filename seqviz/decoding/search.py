@@ -33,6 +33,22 @@ def check_search(max_len: int, alpha: float, width: int = 1) -> None:
         raise ValueError(f"alpha (length normalisation) must be a finite number >= 0, got {alpha}.")
 
 
+def node_distribution(
+    model: LanguageModel,
+    prompt_ids: tuple[int, ...],
+    node: Node,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+) -> Distribution:
+    """The next-token distribution after a tree node, with temperature/top-k/top-p applied."""
+    if node.finished:
+        raise ValueError("a finished hypothesis (ending in </s>) has no next-token distribution.")
+    state = model.start(prompt_ids + node.tokens)
+    lp = model.logprobs([state])[0]
+    return filter_distribution(lp, model.vocab, temperature, top_k, top_p)
+
+
 class _Search:
     """Shared machinery: the root, the history of Step records, stepping back, the result."""
 
@@ -91,6 +107,14 @@ class _Search:
     def reset(self) -> None:
         self._history.clear()
 
+    def seek(self, n_steps: int) -> Step | None:
+        """Step forward or back until exactly `n_steps` steps are taken (or the search stops)."""
+        while len(self._history) > max(n_steps, 0):
+            self.back()
+        while len(self._history) < n_steps and self.step() is not None:
+            pass
+        return self.current
+
     def run(self) -> DecodeResult:
         """Step until the search stops and return the result."""
         while self.step() is not None:
@@ -125,13 +149,7 @@ class _Search:
     ) -> Distribution:
         """Next-token distribution after `node_id` (any node, pruned too) with the cut-offs."""
         node = self.nodes()[node_id]
-        if node.finished:
-            raise ValueError(
-                "a finished hypothesis (ending in </s>) has no next-token distribution."
-            )
-        state = self.model.start(self.prompt_ids + node.tokens)
-        lp = self.model.logprobs([state])[0]
-        return filter_distribution(lp, self.model.vocab, temperature, top_k, top_p)
+        return node_distribution(self.model, self.prompt_ids, node, temperature, top_k, top_p)
 
     def result(self) -> DecodeResult:
         """Finished hypotheses by score (best first), then still-live ones; `best` is the first."""
