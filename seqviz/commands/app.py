@@ -1,0 +1,38 @@
+"""`seqviz` with no sub-command: validate --scene/--set/--weights, then open the Textual app."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def resolve(args: argparse.Namespace) -> tuple[str, Any]:
+    """(scene name, validated values) from the parsed arguments; ValueError in one line if bad."""
+    from seqviz.scenes import get_scene
+
+    weights = getattr(args, "weights", None)
+    scene_name = getattr(args, "scene", None) or ("gates" if weights else "vanishing")
+    scene = get_scene(scene_name)
+    values = scene.parse_settings(getattr(args, "settings", None) or [])
+    if weights:
+        if scene.name != "gates":
+            raise ValueError(f"--weights opens the gates scene, not {scene.name}")
+        path = Path(weights)
+        if not path.exists():
+            raise FileNotFoundError(f"no such weights file: {path}")
+        from seqviz.scenes.gates import load_weights
+
+        load_weights(str(path))  # refuse an unreadable file before the app starts
+        values = scene.make({"weights": str(path)}, values)
+    return scene.name, values
+
+
+def launch(args: argparse.Namespace) -> int:
+    scene_name, values = resolve(args)
+    from dataclasses import asdict
+
+    from seqviz.ui.app import SeqvizApp
+
+    SeqvizApp(scene=scene_name, values=asdict(values)).run()
+    return 0

@@ -1,0 +1,93 @@
+"""Scene 4, gradient flow: RNN, LSTM and GRU on the same input, gradients k steps back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from seqviz.scenes.base import ParamSpec, Scene
+
+CELLS = ("rnn", "lstm", "gru")
+INPUT_SIZE = 8
+
+SPECS = (
+    ParamSpec("rho", "spectral radius", "float", 1.0, 0.05, 3.0, 0.05,
+              help="radius of every recurrent weight block W_hh"),
+    ParamSpec("forget_bias", "forget bias", "float", 1.0, -5.0, 10.0, 0.5,
+              help="LSTM b_f; the cell path keeps the product of f"),
+    ParamSpec("steps", "steps", "int", 100, 10, 1000, 10, help="sequence length T"),
+    ParamSpec("hidden", "hidden size", "int", 32, 4, 128, 4, help="units d of each cell"),
+    ParamSpec("input_scale", "input scale", "float", 1.0, 0.0, 3.0, 0.1,
+              help="std of the shared random input"),
+    ParamSpec("seed", "seed", "int", 0, 0, 9999, 1, help="weights and input"),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class GradflowResult:
+    values: Any
+    norms: dict[str, np.ndarray]  # cell -> (T,) |dL/dh_{T-1-k}|
+    cell_norms: np.ndarray  # (T,) LSTM |dL/dc_{T-1-k}|
+    forget_product: np.ndarray  # (T,) mean over units of prod of f over the last k steps
+    cell_path: np.ndarray  # (T,) |dL/dc_T * prod f|: the cell path alone
+    grad_h: dict[str, np.ndarray]  # cell -> (T, d) dL/dh_t
+    mean_forget: float
+    overflow: Any = None
+
+    @property
+    def T(self) -> int:
+        return int(self.cell_norms.shape[0])
+
+
+def forget_products(f: np.ndarray) -> np.ndarray:
+    """(T, d) forget gates -> (T, d): row k = prod of f over the last k steps (row 0 = 1)."""
+    T, d = f.shape
+    out = np.ones((T, d))
+    if T > 1:
+        out[1:] = np.cumprod(f[::-1][: T - 1], axis=0)
+    return out
+
+
+def compute(v: Any) -> GradflowResult:
+    from seqviz.core import Params, trace
+
+    x = np.random.default_rng(v.seed).normal(0.0, 1.0, (v.steps, INPUT_SIZE)) * v.input_scale
+    traces = {}
+    for cell in CELLS:
+        params = Params.random(cell, INPUT_SIZE, v.hidden, seed=v.seed, spectral_radius=v.rho,
+                               forget_bias=v.forget_bias)  # fmt: skip
+        traces[cell] = trace(params, x)
+    lstm = traces["lstm"]
+    prods = forget_products(lstm.gates[:, 1, :])
+    with np.errstate(all="ignore"):
+        cell_norms = np.linalg.norm(lstm.grad_c[::-1], axis=1)
+        cell_path = np.linalg.norm(lstm.grad_c[-1][None, :] * prods, axis=1)
+    overflow = next((t.overflow for t in traces.values() if t.overflow is not None), None)
+    return GradflowResult(
+        values=v,
+        norms={cell: tr.grad_norms() for cell, tr in traces.items()},
+        cell_norms=cell_norms,
+        forget_product=prods.mean(axis=1),
+        cell_path=cell_path,
+        grad_h={cell: tr.grad_h for cell, tr in traces.items()},
+        mean_forget=float(np.mean(lstm.gates[:, 1, :])),
+        overflow=overflow,
+    )
+
+
+def frames(result: GradflowResult) -> int:
+    """The backward wave: frame k shows gradients up to k steps back."""
+    return result.T
+
+
+SCENE = Scene(
+    name="gradflow",
+    title="Gradient flow",
+    summary="The same input through an RNN, an LSTM and a GRU: whose gradient survives?",
+    specs=SPECS,
+    compute=compute,
+    frames=frames,
+    view="seqviz.ui.views.gradflow:GradflowView",
+)

@@ -1,0 +1,112 @@
+"""Scene 1, vanishing gradients: a random tanh or linear RNN, its states, gradients, spectrum."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from seqviz.scenes.base import ParamSpec, Scene
+
+READOUT_STEPS = (1, 10, 30, 59)
+
+SPECS = (
+    ParamSpec("rho", "spectral radius", "float", 1.0, 0.05, 3.0, 0.05,
+              help="largest |eigenvalue| of W_hh"),
+    ParamSpec("hidden", "hidden size", "int", 64, 2, 256, 8, help="units d"),
+    ParamSpec("steps", "steps", "int", 60, 2, 1000, 10, help="sequence length T"),
+    ParamSpec("input_scale", "input scale", "float", 0.5, 0.0, 3.0, 0.1,
+              help="std of the random inputs"),
+    ParamSpec("nonlinearity", "nonlinearity", "choice", "tanh", choices=("tanh", "linear"),
+              help="activation of the network in the heatmap"),
+    ParamSpec("seed", "seed", "int", 0, 0, 9999, 1, help="random seed of the draws"),
+    ParamSpec("draw", "matrix draw", "int", 2, 1, 3, 1,
+              help="which (W, x) draw of the seed; the lesson uses 1, 2, 3 for 0.8, 1.0, 1.2"),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Overflow:
+    """Where a run first produced inf/nan (0-based step), for the "overflow at step k" notice."""
+
+    step: int
+    phase: str
+    what: str
+
+
+@dataclass(frozen=True)
+class VanishingResult:
+    values: Any
+    h: np.ndarray  # (T, d) hidden states of the chosen nonlinearity
+    norms: np.ndarray  # (T,) |dL/dh_{T-1-k}| of the chosen network, k = 0..T-1
+    norms_tanh: np.ndarray  # (T,) same for the tanh network
+    norms_linear: np.ndarray  # (T,) same for the linear network
+    eigenvalues: np.ndarray  # (d,) complex eigenvalues of W_hh
+    overflow: Overflow | None
+    readout_steps: tuple[int, ...]
+    lesson: tuple[tuple[float, tuple[float, ...], float], ...]
+    """The lesson's table (rho, norms at READOUT_STEPS, linear norm 59 back), for comparison."""
+
+    @property
+    def T(self) -> int:
+        return int(self.h.shape[0])
+
+
+def _overflow(tr: Any) -> Overflow | None:
+    ov = tr.overflow
+    return None if ov is None else Overflow(int(ov.step), str(ov.phase), str(ov.what))
+
+
+@lru_cache(maxsize=1)
+def lesson_table() -> tuple[tuple[float, tuple[float, ...], float], ...]:
+    """The lesson's three rows (rho, norms 1/10/30/59 back, linear 59 back) from seqviz.experiments,
+    so they agree with `seqviz run vanishing`."""
+    from seqviz import experiments
+
+    table = experiments.vanishing()
+    return tuple((row.rho, tuple(row.norms), row.linear_norm) for row in table.rows)
+
+
+def compute(v: Any) -> VanishingResult:
+    from seqviz import experiments
+    from seqviz.core import trace
+
+    # The lesson draws W then x once per radius from one generator: draw k (1-based) scaled to
+    # rho reproduces the lesson's k-th row exactly, and moving rho only rescales the same W.
+    params, x = experiments.lesson_rnn(
+        v.rho, v.hidden, v.steps, v.seed, v.input_scale, "tanh", draw=v.draw - 1
+    )
+    tanh_tr = trace(params, x)
+    lin_tr = trace(params.replace(nonlinearity="linear"), x)
+    chosen = tanh_tr if v.nonlinearity == "tanh" else lin_tr
+    with np.errstate(all="ignore"):
+        eig = np.linalg.eigvals(params.weight_hh)
+    return VanishingResult(
+        values=v,
+        h=chosen.h,
+        norms=chosen.grad_norms(),
+        norms_tanh=tanh_tr.grad_norms(),
+        norms_linear=lin_tr.grad_norms(),
+        eigenvalues=eig,
+        overflow=_overflow(chosen),
+        readout_steps=tuple(k for k in READOUT_STEPS if k < v.steps),
+        lesson=lesson_table(),
+    )
+
+
+def frames(result: VanishingResult) -> int:
+    """Forward pass (T frames filling the heatmap), then the backward wave (T frames)."""
+    return 2 * result.T
+
+
+SCENE = Scene(
+    name="vanishing",
+    title="Vanishing gradients",
+    summary="A random RNN run forward, then its gradient sent back through time.",
+    specs=SPECS,
+    compute=compute,
+    frames=frames,
+    view="seqviz.ui.views.vanishing:VanishingView",
+)

@@ -1,0 +1,1 @@
+"""Textual app and its widgets (the only package that imports textual)."""

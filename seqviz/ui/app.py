@@ -1,0 +1,482 @@
+"""SeqvizApp: scene switching, parameter controls, the compute worker and the animation cursor.
+
+Driving it from code (tests, lecture scripts)::
+
+    app = SeqvizApp(scene="vanishing", values={"rho": 1.2})
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.until_ready()            # the current parameters are computed and drawn
+        app.set_scene("memory")            # validates now, redraws asynchronously
+        app.set_param("forget_bias", 10)   # or a string: app.set_param("w", "1.5")
+        await app.until_ready()
+        app.play(); app.pause(); app.step(5); app.home(); app.end(); app.seek(12)
+        app.set_banner("The forget gate keeps the pulse alive")   # None hides it
+
+State is split on purpose: ``scene``/``values`` change synchronously (so scripted calls apply in
+order and errors raise at once) and the screen catches up through the worker and messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import Footer, Static
+
+from seqviz.scenes import get_scene, scenes
+from seqviz.scenes.base import Scene
+from seqviz.ui.help import HelpScreen
+from seqviz.ui.palette import ParamCommands
+from seqviz.ui.views.base import SceneView
+from seqviz.ui.widgets.controls import ParamChanged, ParamFocused, ParamPanel
+from seqviz.ui.widgets.scenebar import SceneBar, SceneTab
+
+SPEEDS = (1, 2, 5, 10, 15, 20, 30, 45, 60)
+COMPACT_WIDTH = 120
+COMPACT_HEIGHT = 34
+COMPILING = "compiling kernels (first launch only)…"
+
+
+class TraceReady(Message):
+    """A worker finished computing ``result`` for ``values`` of ``scene_name``."""
+
+    def __init__(self, generation: int, scene_name: str, values: Any, result: Any) -> None:
+        super().__init__()
+        self.generation = generation
+        self.scene_name = scene_name
+        self.values = values
+        self.result = result
+
+    def can_replace(self, message: Message) -> bool:
+        # A newer result makes an older one still in the queue worthless.
+        return isinstance(message, TraceReady)
+
+
+class ComputeFailed(Message):
+    def __init__(self, generation: int, error: str) -> None:
+        super().__init__()
+        self.generation = generation
+        self.error = error
+
+
+class SeqvizApp(App[None]):
+    """The seqviz terminal app. See the module docstring for the programmatic interface."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "seqviz"
+    COMMANDS = App.COMMANDS | {ParamCommands}
+    ENABLE_COMMAND_PALETTE = True
+
+    BINDINGS = [
+        Binding("space", "toggle_play", "play/pause"),
+        Binding("right", "step(1)", "step", key_display="→"),
+        Binding("left", "step(-1)", "back", key_display="←"),
+        Binding("home", "home", "start", show=False),
+        Binding("end", "end", "end", show=False),
+        Binding("r", "reset", "reset"),
+        Binding("plus,equals_sign,right_square_bracket", "nudge(1)", "param +", key_display="+"),
+        Binding("minus,left_square_bracket", "nudge(-1)", "param -", key_display="-"),
+        Binding("greater_than_sign,full_stop", "speed(1)", "faster", show=False),
+        Binding("less_than_sign,comma", "speed(-1)", "slower", show=False),
+        Binding("question_mark", "help", "help", key_display="?"),
+        Binding("q", "quit", "quit"),
+        *(Binding(str(i), f"scene({i})", f"scene {i}", show=False) for i in range(1, 10)),
+    ]
+
+    def __init__(
+        self,
+        scene: str = "vanishing",
+        values: Mapping[str, Any] | None = None,
+        *,
+        animate: bool = True,
+        autoplay: bool = False,
+        speed: float = 20,
+    ) -> None:
+        super().__init__()
+        first = get_scene(scene)
+        self._values: dict[str, Any] = {name: s.defaults() for name, s in scenes().items()}
+        self._values[first.name] = first.make(values)
+        self.scene: Scene = first
+        self.animation_enabled = animate
+        self.check_speed(speed)
+        self.speed = float(speed)
+        self.frame = 0
+        self.n_frames = 0
+        self.playing = False
+        self._autoplay = autoplay
+        self._follow_end = not autoplay
+        self._generation = 0
+        self._shown_generation = -1
+        self._result: Any = None
+        self._pending: TraceReady | None = None
+        self._view: SceneView | None = None
+        self._timer: Timer | None = None
+        self._compiled = False
+        self._error = ""
+        self._focused_param = first.specs[0].name
+        self._result_ready = asyncio.Event()
+        self._rebuilding = False
+
+    # --- layout --------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield SceneBar([(n, s.title) for n, s in scenes().items()], id="scenebar")
+        with Horizontal(id="body"):
+            with Vertical(id="sidebar"):
+                yield ParamPanel(id="controls")
+                yield Static("", id="scene-info")
+            with Vertical(id="main"):
+                yield Static(COMPILING, id="notice")
+                yield Vertical(id="view-slot")
+        yield Static("", id="banner")
+        yield Static("", id="status")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self._timer = self.set_interval(1 / self.speed, self._tick, pause=True)
+        self._apply_size_classes()
+        await self._sync_view()
+        self._request_compute()
+        if self._autoplay:
+            self.play()
+
+    def on_resize(self) -> None:
+        self._apply_size_classes()
+
+    def _apply_size_classes(self) -> None:
+        width, height = self.size
+        compact = width < COMPACT_WIDTH or height < COMPACT_HEIGHT
+        if not self.screen_stack:
+            return
+        main = self.screen_stack[0]
+        main.set_class(compact, "-compact")
+        main.set_class(width < 60 or height < 16, "-tiny")
+        try:
+            self.query_one(SceneBar).set_short(width < 100)
+        except Exception:
+            pass  # not composed yet
+
+    # --- the programmatic interface -------------------------------------------------------------
+    @property
+    def values(self) -> Any:
+        """The current scene's parameter values (a frozen dataclass)."""
+        return self._values[self.scene.name]
+
+    @property
+    def result(self) -> Any:
+        """The result on screen (None until the first computation finishes)."""
+        return self._result
+
+    def set_scene(self, name: str, values: Mapping[str, Any] | None = None) -> None:
+        """Switch scene (name or number); optional values apply on top of the scene's last ones."""
+        scene = get_scene(str(name))
+        if values:
+            self._values[scene.name] = scene.make(values, self._values[scene.name])
+        if scene.name == self.scene.name and not values:
+            return
+        self.scene = scene
+        self._focused_param = scene.specs[0].name
+        self._follow_end = True
+        self.pause()
+        self.call_next(self._sync_view)
+        self._request_compute()
+
+    def set_param(self, name: str, value: Any) -> None:
+        """Set one parameter of the current scene; a string is parsed. ValueError if not allowed."""
+        spec = self.scene.spec(name)
+        value = spec.parse(value) if isinstance(value, str) and spec.kind != "text" else value
+        new = self.scene.make({name: value}, self.values)
+        self._apply_values(new, recompute=spec.recompute)
+
+    def set_params(self, values: Mapping[str, Any]) -> None:
+        """Set several parameters at once (one recomputation)."""
+        parsed = {}
+        for name, value in values.items():
+            spec = self.scene.spec(name)
+            is_str = isinstance(value, str) and spec.kind != "text"
+            parsed[name] = spec.parse(value) if is_str else value
+        self._apply_values(self.scene.make(parsed, self.values), recompute=True)
+
+    def reset_params(self) -> None:
+        self._apply_values(self.scene.defaults(), recompute=True)
+
+    def play(self) -> None:
+        if self.frame >= self.n_frames:
+            self.seek(0)
+        self.playing = True
+        if self._timer is not None and self.animation_enabled:
+            self._timer.resume()
+        self._update_status()
+
+    def pause(self) -> None:
+        self.playing = False
+        if self._timer is not None:
+            self._timer.pause()
+        self._update_status()
+
+    def step(self, n: int = 1) -> None:
+        """Move the frame cursor n frames (negative: back); pauses."""
+        self.pause()
+        self.seek(self.frame + n)
+
+    def home(self) -> None:
+        self.pause()
+        self.seek(0)
+
+    def end(self) -> None:
+        self.pause()
+        self.seek(self.n_frames)
+
+    def seek(self, frame: int) -> None:
+        """Show frame ``frame`` (clamped to 0..n_frames)."""
+        self.frame = max(0, min(int(frame), self.n_frames))
+        self._follow_end = self.frame >= self.n_frames and self.n_frames > 0
+        if self._view is not None and self._result is not None:
+            self._view.show_frame(self.frame)
+        self._update_status()
+
+    def set_speed(self, speed: float) -> None:
+        """Animation speed in frames per second (1..60)."""
+        self.check_speed(speed)
+        self.speed = float(speed)
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_interval(1 / self.speed, self._tick, pause=not self.playing)
+        self._update_status()
+
+    @staticmethod
+    def check_speed(speed: float) -> None:
+        if not 1 <= speed <= 60:
+            raise ValueError(
+                f"speed must be a number of frames per second from 1 to 60, not {speed}"
+            )
+
+    def set_banner(self, text: str | None) -> None:
+        """A caption line above the status line (lecture mode); None or "" hides it."""
+        banner = self.query_one("#banner", Static)
+        banner.update(text or "")
+        banner.display = bool(text)
+
+    def focus_param(self, name: str) -> None:
+        self.scene.spec(name)
+        self._focused_param = name
+        row = self.query_one(ParamPanel).row(name)
+        if row is not None:
+            row.focus()
+        self._update_status()
+
+    async def until_ready(self, timeout: float = 60.0) -> None:
+        """Wait until the current parameters are computed and on screen."""
+        await asyncio.wait_for(self._result_ready.wait(), timeout)
+
+    # --- computing -----------------------------------------------------------------------------
+    def _apply_values(self, values: Any, *, recompute: bool) -> None:
+        if values == self.values:
+            return
+        self._values[self.scene.name] = values
+        try:
+            self.query_one(ParamPanel).show_values(values)
+        except Exception:
+            pass  # before compose: the panel is filled when mounted
+        if recompute:
+            self._request_compute()
+        elif self._view is not None:
+            self._view.show_values(values)
+
+    def _request_compute(self) -> None:
+        self._generation += 1
+        self._result_ready.clear()
+        self._compute(self._generation, self.scene, self.values)
+        self._update_status()
+
+    @work(thread=True, exclusive=True, group="compute", exit_on_error=False)
+    def _compute(self, generation: int, scene: Scene, values: Any) -> None:
+        try:
+            result = scene.compute(values)
+        except Exception as exc:  # a bad combination must show as text, never crash the app
+            self.post_message(ComputeFailed(generation, f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(TraceReady(generation, scene.name, values, result))
+
+    def on_trace_ready(self, message: TraceReady) -> None:
+        if message.generation != self._generation:
+            return  # stale: parameters changed while it was computing
+        self._pending = message
+        self._show_pending()
+
+    def on_compute_failed(self, message: ComputeFailed) -> None:
+        if message.generation != self._generation:
+            return
+        self._error = message.error
+        self._compiled = True
+        self.query_one("#notice", Static).display = False
+        self._result_ready.set()
+        self._update_status()
+
+    def _show_pending(self) -> None:
+        message = self._pending
+        view = self._view
+        if message is None or view is None or self._rebuilding:
+            return
+        if message.scene_name != getattr(view, "scene_name", None):
+            return  # the view for this scene is being mounted; it shows the result afterwards
+        self._pending = None
+        self._result = message.result
+        self._error = ""
+        if not self._compiled:
+            self._compiled = True
+            self.query_one("#notice", Static).display = False
+        self.n_frames = max(0, int(self.scene.frames(message.result)))
+        if self._follow_end:
+            self.frame = self.n_frames
+        self.frame = min(self.frame, self.n_frames)
+        with self.batch_update():
+            view.show_result(message.result)
+            view.show_values(self.values)
+            view.show_frame(self.frame)
+        self._shown_generation = message.generation
+        self._result_ready.set()
+        self._update_status()
+
+    async def _sync_view(self) -> None:
+        """Mount the current scene's view and controls if another scene's are showing."""
+        scene = self.scene
+        if self._view is not None and getattr(self._view, "scene_name", None) == scene.name:
+            return
+        self._rebuilding = True
+        try:
+            module_name, _, class_name = scene.view.partition(":")
+            view_class = getattr(importlib.import_module(module_name), class_name)
+            slot = self.query_one("#view-slot", Vertical)
+            await slot.remove_children()
+            view = view_class(id=f"view-{scene.name}")
+            view.scene_name = scene.name
+            self._result = None
+            await slot.mount(view)
+            self._view = view
+            await self.query_one(ParamPanel).show_scene(scene, self.values)
+            self.query_one(SceneBar).set_active(scene.name)
+            self.query_one("#scene-info", Static).update(
+                f"[b]{scene.title}[/b]\n{scene.summary}\n\n[dim]? help · ctrl+p set by name[/]"
+            )
+            self.sub_title = scene.title
+        finally:
+            self._rebuilding = False
+        if self.scene.name != scene.name:
+            await self._sync_view()  # switched again while mounting
+            return
+        self._show_pending()
+
+    # --- animation -----------------------------------------------------------------------------
+    def _tick(self) -> None:
+        if not self.playing:
+            return
+        if self.frame >= self.n_frames:
+            self.pause()
+            return
+        self.seek(self.frame + 1)
+        if self.frame >= self.n_frames:
+            self.pause()
+
+    # --- status --------------------------------------------------------------------------------
+    def _update_status(self) -> None:
+        try:
+            status = self.query_one("#status", Static)
+            bar = self.query_one(SceneBar)
+        except Exception:
+            return
+        state = "▶ playing" if self.playing else "❚❚ paused"
+        bar.set_play_state(f"{state} · {self.speed:g} frames/s")
+        parts = []
+        if self._shown_generation != self._generation and self._compiled:
+            parts.append("[b]computing…[/b]")
+        if self._view is not None and self._result is not None:
+            parts.append(self._view.frame_label(self.frame))
+        overflow = getattr(self._result, "overflow", None)
+        if overflow is not None:
+            parts.append(f"[b #ff2bd6]overflow at step {overflow.step}[/]")
+        if self._error:
+            parts.append(f"[b red]{self._error}[/]")
+        else:
+            try:
+                spec = self.scene.spec(self._focused_param)
+                parts.append(f"[dim]{spec.name}: {spec.help} ({spec.allowed()})[/]")
+            except ValueError:
+                pass
+        status.update("  │  ".join(p for p in parts if p))
+
+    # --- messages from widgets -----------------------------------------------------------------
+    @on(ParamChanged)
+    def _param_changed(self, message: ParamChanged) -> None:
+        try:
+            self.set_param(message.name, message.value)
+        except ValueError as exc:
+            self.notify(str(exc), severity="warning")
+
+    @on(ParamFocused)
+    def _param_focused(self, message: ParamFocused) -> None:
+        self._focused_param = message.name
+        self._update_status()
+
+    @on(SceneTab.Picked)
+    def _scene_picked(self, message: SceneTab.Picked) -> None:
+        self.set_scene(message.name)
+
+    # --- actions (key bindings) ----------------------------------------------------------------
+    def action_toggle_play(self) -> None:
+        self.pause() if self.playing else self.play()
+
+    def action_step(self, n: int) -> None:
+        self.step(n)
+
+    def action_home(self) -> None:
+        self.home()
+
+    def action_end(self) -> None:
+        self.end()
+
+    def action_reset(self) -> None:
+        self.reset_params()
+
+    def action_nudge(self, direction: int) -> None:
+        spec = self.scene.spec(self._focused_param)
+        new = spec.nudge(getattr(self.values, spec.name), direction)
+        self.set_param(spec.name, new)
+
+    def action_speed(self, direction: int) -> None:
+        faster = [s for s in SPEEDS if s > self.speed]
+        slower = [s for s in SPEEDS if s < self.speed]
+        if direction > 0 and faster:
+            self.set_speed(faster[0])
+        elif direction < 0 and slower:
+            self.set_speed(slower[-1])
+
+    def action_scene(self, number: int) -> None:
+        names = list(scenes())
+        if 1 <= number <= len(names):
+            self.set_scene(names[number - 1])
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen(self.scene, [s.title for s in scenes().values()]))
+
+    def save_svg(self, path: str | Path) -> Path:
+        """Save an SVG screenshot of the current screen (atomic write)."""
+        import os
+        import tempfile
+
+        target = Path(path)
+        svg = self.export_screenshot()
+        fd, tmp = tempfile.mkstemp(dir=target.parent or Path("."), suffix=".svg.tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(svg)
+        os.replace(tmp, target)
+        return target

@@ -1,0 +1,1 @@
+"""Scene views: the Textual side of each scene in seqviz.scenes."""

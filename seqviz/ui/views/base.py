@@ -1,0 +1,98 @@
+"""SceneView: the Textual side of a scene; Panel: a titled box with a one-line caption.
+
+A view is mounted by the app when its scene is shown. The app calls:
+
+- ``show_result(result)`` when a new computation result arrives (inside ``batch_update``);
+- ``show_frame(frame)`` whenever the animation cursor moves (0 .. scene.frames(result));
+- ``show_values(values)`` when only view-only parameters changed (``ParamSpec.recompute=False``).
+
+Views draw from the result only; they never compute anything heavy on the main thread.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widget import Widget
+from textual.widgets import Static
+
+
+class Panel(Vertical):
+    """A bordered panel with a title and a caption line saying what to look at."""
+
+    DEFAULT_CSS = """
+    Panel {
+        border: round $primary 60%;
+        border-title-color: $text;
+        border-title-style: bold;
+        padding: 0 1;
+        height: 1fr;
+        width: 1fr;
+    }
+    Panel > .caption {
+        height: auto;
+        max-height: 3;
+        color: $text-muted;
+        text-style: italic;
+    }
+    Panel > .caption-short {
+        display: none;
+    }
+    """
+
+    def __init__(self, title: str, caption: str, *children: Widget, short: str | None = None,
+                 id: str | None = None, classes: str | None = None) -> None:  # fmt: skip
+        """``caption`` says what to look at; ``short`` is its one-line form for small screens."""
+        super().__init__(*children, id=id, classes=classes)
+        self.border_title = title
+        self._caption = caption
+        self._short = short or caption
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._caption, classes="caption caption-long")
+        yield Static(self._short, classes="caption caption-short")
+
+    def set_caption(self, text: str, short: str | None = None) -> None:
+        self.query_one(".caption-long", Static).update(text)
+        self.query_one(".caption-short", Static).update(short or text)
+
+
+class SceneView(Vertical):
+    """Base class of scene views; subclasses compose panels and implement the show_* methods.
+
+    Set ``SCOPED_CSS = False`` in each subclass (Textual reads it per class) so the view's
+    DEFAULT_CSS can follow the screen's size classes: ``.-compact MyView #panel {display: none;}``.
+    """
+
+    SCOPED_CSS = False
+
+    DEFAULT_CSS = """
+    SceneView {
+        height: 1fr;
+        width: 1fr;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.result: Any = None
+        self.values: Any = None
+        self.frame = 0
+
+    def show_result(self, result: Any) -> None:
+        self.result = result
+        self.values = getattr(result, "values", None)
+
+    def show_frame(self, frame: int) -> None:
+        self.frame = frame
+
+    def show_values(self, values: Any) -> None:
+        self.values = values
+        if self.result is not None:
+            self.show_frame(self.frame)
+
+    def frame_label(self, frame: int) -> str:
+        """What the frame cursor means, e.g. "forward t=12/60" (status line)."""
+        return f"frame {frame}"

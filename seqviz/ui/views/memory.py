@@ -1,0 +1,129 @@
+"""View of scene 2: h of the RNN and c of the LSTM after one pulse, the decay f^k, the readout."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+
+from seqviz.ui.views.base import Panel, SceneView
+from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
+from seqviz.ui.widgets.readout import Readout
+
+RNN_COLOR = (255, 120, 90)
+CELL_COLOR = (90, 200, 120)
+LSTM_H_COLOR = (90, 170, 255)
+DECAY_COLOR = (255, 200, 60)
+
+
+def memory_value(h: float) -> str:
+    """The lesson's formats: 1.48e-05 for a faded memory, 0.859 for a held one."""
+    return f"{h:.2e}" if abs(h) < 0.01 else f"{h:.3f}"
+
+
+class MemoryView(SceneView):
+    """Frame t shows the first t steps of both trajectories and of the decay curve."""
+
+    SCOPED_CSS = False  # its rules follow the screen size classes (-compact)
+
+    DEFAULT_CSS = """
+    MemoryView {
+        layout: grid;
+        grid-size: 2 2;
+        grid-columns: 3fr 2fr;
+        grid-rows: 1fr 1fr;
+    }
+    MemoryView #traj-panel {
+        row-span: 2;
+    }
+    .-compact MemoryView {
+        layout: vertical;
+    }
+    .-compact MemoryView #decay-panel {
+        display: none;
+    }
+    .-compact MemoryView #readout-panel {
+        height: auto;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Panel(
+            "what each cell still holds t steps after the pulse",
+            "The RNN's h fades (small w) or sticks near 1 (large w) and then cannot forget; "
+            "the LSTM's c decays slowly, as f^t.",
+            PlotLegend(id="traj-legend"),
+            SeriesPlot(log_y=False, xlabel="time step t", id="traj-plot"),
+            short="RNN fades or saturates; LSTM c decays as f^t",
+            id="traj-panel",
+        )
+        yield Panel(
+            "decay f^k of the cell path  (log scale)",
+            "One forget value f, multiplied k times: the share of the cell that survives k steps.",
+            PlotLegend(id="decay-legend"),
+            SeriesPlot(log_y=True, xlabel="steps k", id="decay-plot"),
+            id="decay-panel",
+        )
+        yield Panel(
+            "readout",
+            "Bold: the current settings. Dim: the lesson's settings at the same length.",
+            Readout(id="readout"),
+            short="the current settings after T steps",
+            id="readout-panel",
+        )
+
+    def show_result(self, result: Any) -> None:
+        super().show_result(result)
+        v = result.values
+        t = np.arange(1, result.T + 1, dtype=float)
+        traj = [
+            Series(f"RNN h (w={v.w:.2f})", t, result.rnn_h, RNN_COLOR),
+            Series(f"LSTM c (b_f={v.forget_bias:g})", t, result.lstm_c, CELL_COLOR),
+            Series("LSTM h", t, result.lstm_h, LSTM_H_COLOR),
+        ]
+        self.query_one("#traj-plot", SeriesPlot).set_series(traj)
+        self.query_one("#traj-legend", PlotLegend).show_series(traj)
+        k = np.arange(result.T, dtype=float)
+        decay = [Series(f"f^k with f = {result.forget:.5f}", k, result.decay, DECAY_COLOR)]
+        self.query_one("#decay-plot", SeriesPlot).set_series(decay)
+        self.query_one("#decay-legend", PlotLegend).show_series(decay)
+        self.query_one("#readout", Readout).set_builder(self._readout)
+
+    def show_frame(self, frame: int) -> None:
+        super().show_frame(frame)
+        self.query_one("#traj-plot", SeriesPlot).set_upto(frame)
+        self.query_one("#decay-plot", SeriesPlot).set_upto(frame)
+
+    def frame_label(self, frame: int) -> str:
+        if self.result is None:
+            return ""
+        return f"t = {frame}/{self.result.T} (pulse at t = 1)"
+
+    def _readout(self, width: int) -> Any:
+        r = self.result
+        if r is None:
+            return Text("")
+        v = r.values
+        T = r.T
+        if width < 44 or self.screen.has_class("-compact"):
+            return Group(
+                Text(f"after {T} steps:  RNN w={v.w:.2f}: h = {memory_value(r.rnn_h[-1])}"),
+                Text(f"LSTM f={r.forget:.5f}: c = {r.lstm_c[-1]:.3f}   f^{T} = {r.forget**T:.3f}"),
+            )
+        table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+        table.add_column("cell", no_wrap=True)
+        table.add_column("setting", no_wrap=True)
+        table.add_column(f"after {T} steps", justify="right", no_wrap=True)
+        table.add_row("RNN", f"w = {v.w:.2f}", f"h = {memory_value(r.rnn_h[-1])}", style="bold")
+        table.add_row("LSTM", f"f = {r.forget:.5f}", f"c = {r.lstm_c[-1]:.3f}", style="bold")
+        for w, h in r.lesson_rnn:
+            table.add_row("RNN", f"w = {w:g}", f"h = {memory_value(h)}", style="dim")
+        for b, f, c in r.lesson_lstm:
+            table.add_row("LSTM", f"b_f = {b:g}, f = {f:.5f}", f"c = {c:.3f}", style="dim")
+        note = Text(f"f^{T} = {r.forget ** T:.3f}: the pulse's share left on the cell path",
+                    style="italic")  # fmt: skip
+        return Group(table, note)

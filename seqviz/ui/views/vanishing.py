@@ -1,0 +1,166 @@
+"""View of scene 1: hidden-state heatmap, gradient norms (log), eigenvalues, and the readout."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+
+from seqviz.ui.views.base import Panel, SceneView
+from seqviz.ui.widgets.colormap import diverging, symmetric_limit
+from seqviz.ui.widgets.heatmap import Heatmap
+from seqviz.ui.widgets.legend import ColorLegend
+from seqviz.ui.widgets.plots import (
+    CIRCLE_COLOR,
+    EIGEN_COLOR,
+    EigenPlot,
+    PlotLegend,
+    Series,
+    SeriesPlot,
+)
+from seqviz.ui.widgets.readout import Readout, sci
+
+TANH_COLOR = (255, 120, 90)
+LINEAR_COLOR = (90, 170, 255)
+
+
+def overflow_text(overflow: Any) -> Text:
+    return Text(
+        f"overflow at step {overflow.step} ({overflow.phase}, {overflow.what}): "
+        "inf/nan drawn in magenta",
+        style="bold #ff2bd6",
+    )
+
+
+class VanishingView(SceneView):
+    """Forward pass fills the heatmap (frames 1..T), then the gradient travels back (T+1..2T)."""
+
+    SCOPED_CSS = False  # its rules follow the screen size classes (-compact)
+
+    DEFAULT_CSS = """
+    VanishingView {
+        layout: grid;
+        grid-size: 2 2;
+        grid-columns: 3fr 2fr;
+        grid-rows: 1fr 1fr;
+    }
+    .-compact VanishingView {
+        layout: vertical;
+    }
+    .-compact VanishingView #eig-panel {
+        display: none;
+    }
+    .-compact VanishingView #readout-panel {
+        height: auto;
+    }
+    .-compact VanishingView #heat-panel {
+        height: 2fr;
+    }
+    .-compact VanishingView #grad-panel {
+        height: 3fr;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Panel(
+            "hidden states h_t  (units x time)",
+            "Columns appear as inputs are read. Deep red/blue: saturated tanh units, whose "
+            "derivative 1 - h^2 is near 0 and blocks the gradient.",
+            Heatmap(id="h-heatmap"),
+            ColorLegend("h", id="h-legend"),
+            short="Deep red/blue = saturated units: gradient blocked",
+            id="heat-panel",
+        )
+        yield Panel(
+            "eigenvalues of W_hh",
+            "Outside the unit circle a direction grows at every step, inside it shrinks.",
+            EigenPlot(id="eig-plot"),
+            PlotLegend(id="eig-legend"),
+            id="eig-panel",
+        )
+        yield Panel(
+            "gradient size |dL/dh| k steps back  (log scale)",
+            "A straight falling line means exponential vanishing. The linear net shows the "
+            "effect of rho alone; the gap to tanh is saturation.",
+            PlotLegend(id="grad-legend"),
+            SeriesPlot(log_y=True, xlabel="steps back k", id="grad-plot"),
+            short="Straight fall on a log axis = exponential vanishing",
+            id="grad-panel",
+        )
+        yield Panel(
+            "readout: |dL/dh| k steps back",
+            "now: this run. rho 0.8/1.0/1.2: the lesson's runs (d=64, T=60, seed 0, draws "
+            "1-3); draw 2 at rho 1.0 is its middle row.",
+            Readout(id="readout"),
+            short="this run; the lesson's rows are in the wide layout",
+            id="readout-panel",
+        )
+
+    def on_mount(self) -> None:
+        self.query_one("#eig-legend", PlotLegend).show_keys(
+            [("eigenvalues", EIGEN_COLOR), ("unit circle |z| = 1", CIRCLE_COLOR)]
+        )
+
+    def show_result(self, result: Any) -> None:
+        super().show_result(result)
+        v = result.values
+        h = np.asarray(result.h).T  # (d, T): units down, time across
+        limit = 1.0 if v.nonlinearity == "tanh" else symmetric_limit(h)
+        cmap = diverging(limit)
+        self.query_one("#h-heatmap", Heatmap).set_data(h, cmap)
+        self.query_one("#h-legend", ColorLegend).set_map(cmap, f"h ({v.nonlinearity})")
+        self.query_one("#eig-plot", EigenPlot).set_eigenvalues(result.eigenvalues)
+        k = np.arange(result.T, dtype=float)
+        series = [
+            Series(f"tanh RNN, rho={v.rho:.2f}", k, result.norms_tanh, TANH_COLOR),
+            Series(f"linear RNN, rho={v.rho:.2f}", k, result.norms_linear, LINEAR_COLOR),
+        ]
+        self.query_one("#grad-plot", SeriesPlot).set_series(series)
+        self.query_one("#grad-legend", PlotLegend).show_series(series)
+        self.query_one("#readout", Readout).set_builder(self._readout)
+
+    def show_frame(self, frame: int) -> None:
+        super().show_frame(frame)
+        if self.result is None:
+            return
+        T = self.result.T
+        self.query_one("#h-heatmap", Heatmap).set_visible(min(frame, T))
+        self.query_one("#grad-plot", SeriesPlot).set_upto(max(0, frame - T))
+
+    def frame_label(self, frame: int) -> str:
+        if self.result is None:
+            return ""
+        T = self.result.T
+        if frame <= T:
+            return f"forward: read {frame}/{T} inputs"
+        return f"backward: gradient {frame - T}/{T} steps back"
+
+    def _readout(self, width: int) -> Any:
+        r = self.result
+        if r is None:
+            return Text("")
+        ks = r.readout_steps
+        last = min(59, r.T - 1)
+        parts: list[Any] = []
+        if r.overflow is not None:
+            parts.append(overflow_text(r.overflow))
+        if width >= 44 and not self.screen.has_class("-compact"):
+            table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+            table.add_column("k back", no_wrap=True)
+            table.add_column("now", justify="right", no_wrap=True, style="bold")
+            for rho, _, _ in r.lesson:
+                table.add_column(f"rho {rho:.1f}", justify="right", no_wrap=True, style="dim")
+            for k in ks:
+                lesson = [sci(norms[(1, 10, 30, 59).index(k)]) for _, norms, _ in r.lesson]
+                table.add_row(f"{k}", sci(r.norms_tanh[k]), *lesson)
+            table.add_row(f"lin {last}", sci(r.norms_linear[last]),
+                          *(sci(lin) for _, _, lin in r.lesson))  # fmt: skip
+            parts.append(table)
+        else:
+            line = " ".join(f"{k}:{sci(r.norms_tanh[k])}" for k in ks)
+            parts.append(Text(f"tanh {line}  linear {last}:{sci(r.norms_linear[last])}"))
+        return Group(*parts)

@@ -1,0 +1,1 @@
+"""Widgets: heatmap, colour legend, plots, readout, parameter controls, scene bar."""

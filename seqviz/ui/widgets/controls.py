@@ -1,0 +1,192 @@
+"""Parameter controls: one focusable row per parameter, changed by keys, clicks or the wheel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Input, Static
+
+from seqviz.scenes.base import ParamSpec, Scene
+
+
+class ParamChanged(Message):
+    """A control asks for a parameter to take a new (already validated) value."""
+
+    def __init__(self, name: str, value: Any) -> None:
+        super().__init__()
+        self.name = name
+        self.value = value
+
+
+class ParamFocused(Message):
+    """A control received focus: it is now the one +/- change."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
+
+class ParamRow(Widget, can_focus=True):
+    """``label  ◂ value ▸``: click the arrows, scroll the wheel, or press +/- when focused."""
+
+    DEFAULT_CSS = """
+    ParamRow {
+        height: 1;
+        width: 1fr;
+        padding: 0 1;
+    }
+    ParamRow:focus {
+        background: $accent 40%;
+        text-style: bold;
+    }
+    """
+
+    def __init__(self, spec: ParamSpec, value: Any) -> None:
+        super().__init__(id=f"param-{spec.name}")
+        self.spec = spec
+        self.value = value
+        self.tooltip = f"{spec.label}: {spec.help} ({spec.allowed()})"
+
+    def set_value(self, value: Any) -> None:
+        if value != self.value:
+            self.value = value
+            self.refresh()
+
+    def render(self) -> Text:
+        width = self.size.width
+        shown = self.spec.format(self.value)
+        label_width = max(3, width - len(shown) - 5)
+        label = self.spec.label
+        if len(label) > label_width:
+            label = self.spec.name[:label_width]
+        text = Text(label.ljust(label_width), style="")
+        text.append("◂", style="bold #ffa62b" if self.has_focus else "dim")
+        text.append(f" {shown} ", style="bold")
+        text.append("▸", style="bold #ffa62b" if self.has_focus else "dim")
+        return text
+
+    def nudge(self, direction: int) -> None:
+        new = self.spec.nudge(self.value, direction)
+        if new != self.value:
+            self.post_message(ParamChanged(self.spec.name, new))
+
+    def on_focus(self) -> None:
+        self.post_message(ParamFocused(self.spec.name))
+
+    def on_click(self, event: events.Click) -> None:
+        self.focus()
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        width = self.size.width
+        control = len(self.spec.format(self.value)) + 4  # "◂ value ▸"
+        if offset.x >= width - control:
+            # Left half of the control steps down, right half steps up.
+            self.nudge(+1 if offset.x >= width - control / 2 else -1)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self.nudge(+1)
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self.nudge(-1)
+
+
+class TextParam(Input):
+    """A text parameter (the gates scene's input sentence): applied as you type."""
+
+    DEFAULT_CSS = """
+    TextParam {
+        height: 3;
+        width: 1fr;
+    }
+    """
+
+    def __init__(self, spec: ParamSpec, value: str) -> None:
+        super().__init__(value=value, id=f"param-{spec.name}", max_length=spec.max_length,
+                         placeholder=spec.label)  # fmt: skip
+        self.spec = spec
+        self.tooltip = f"{spec.label}: {spec.help}"
+
+    def set_value(self, value: Any) -> None:
+        if value != self.value:
+            self.value = value
+
+    def nudge(self, direction: int) -> None:
+        """Text has no steps."""
+
+    def on_focus(self) -> None:
+        self.post_message(ParamFocused(self.spec.name))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self.spec.live:
+            self._apply(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._apply(event.value)
+
+    def _apply(self, text: str) -> None:
+        try:
+            value = self.spec.validate(text)
+        except ValueError:
+            return  # e.g. an empty sentence while retyping: keep the last good value
+        self.post_message(ParamChanged(self.spec.name, value))
+
+
+class ParamPanel(VerticalScroll, can_focus=False):
+    """The current scene's parameters, top to bottom in spec order; up/down move between them."""
+
+    BINDINGS = [
+        Binding("up", "app.focus_previous", "previous parameter", show=False),
+        Binding("down", "app.focus_next", "next parameter", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    ParamPanel {
+        height: 1fr;
+        scrollbar-size-vertical: 1;
+    }
+    ParamPanel > .param-title {
+        padding: 0 1;
+        text-style: bold;
+        color: $text-muted;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.scene: Scene | None = None
+
+    async def show_scene(self, scene: Scene, values: Any) -> None:
+        """Rebuild the rows for ``scene`` with ``values``."""
+        self.scene = scene
+        await self.remove_children()
+        rows: list[Widget] = [Static("parameters", classes="param-title")]
+        for spec in scene.specs:
+            value = getattr(values, spec.name)
+            if spec.kind == "text":
+                rows.append(TextParam(spec, value))
+            else:
+                rows.append(ParamRow(spec, value))
+        await self.mount_all(rows)
+
+    def show_values(self, values: Any) -> None:
+        for row in self.query(ParamRow):
+            row.set_value(getattr(values, row.spec.name))
+        for text in self.query(TextParam):
+            text.set_value(getattr(values, text.spec.name))
+
+    def row(self, name: str) -> ParamRow | TextParam | None:
+        for widget in self.children:
+            if isinstance(widget, (ParamRow, TextParam)) and widget.spec.name == name:
+                return widget
+        return None
