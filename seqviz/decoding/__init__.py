@@ -1,6 +1,16 @@
 """Decoding engine: greedy, beam search and sampling as step-able state machines.
 
-Headless (NumPy only). Typical use:
+Headless (NumPy only). Models: `toy_model()` (the lesson's bigram), `load_bigram(path)`,
+`seqviz.decoding.rnnlm.load_lm(path or "agreement")`; all follow `LanguageModel`.
+
+Searches (`Greedy`, `BeamSearch(width, alpha, max_len, keep_live)`) and `Sampler(temperature,
+top_k, top_p, seed, samples)` share one shape: `step()` appends an immutable record to
+`history` and returns it (None once done), `back()` undoes one, `seek(n)` goes to step n,
+`run()` finishes and returns the result, `nodes()` maps node id -> `Node` (the whole tree,
+pruned nodes included), `distribution(node_id, ...)` gives a node's next-token `Distribution`
+with the cut-off stage of every token. A search `Step` lists `expanded` (parents), `candidates`
+(ranked, each with status kept/finished/pruned), `beam`, `finished` and `stop`; a `SampleStep`
+the parent, its `Distribution`, the drawn `node` and the uniform `draw`.
 
     >>> from seqviz.decoding import BeamSearch, toy_model
     >>> search = BeamSearch(toy_model(), width=2, max_len=6)

@@ -18,13 +18,15 @@ def check_sampling(
     """Raise ValueError (one sentence) for a cut-off outside its allowed range."""
     if not isinstance(temperature, (int, float)) or not temperature > 0 or math.isinf(temperature):
         raise ValueError(f"temperature must be a finite number > 0, got {temperature}.")
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+    integral = isinstance(top_k, (int, np.integer)) and not isinstance(top_k, bool)
+    if top_k is not None and (not integral or top_k < 1):
         raise ValueError(f"top-k must be a whole number >= 1, got {top_k}.")
     if top_p is not None and (not isinstance(top_p, (int, float)) or not 0.0 < top_p <= 1.0):
+        # (also catches nan: every comparison with nan is False)
         raise ValueError(f"top-p must lie in (0, 1], got {top_p}.")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Distribution:
     """One node's next-token distribution and which tokens survive each cut-off stage.
 
@@ -132,6 +134,6 @@ def filter_distribution(
         in_top_p=in_top_p,
         final=final,
         temperature=float(temperature),
-        top_k=top_k,
+        top_k=None if top_k is None else int(top_k),
         top_p=None if top_p is None else float(top_p),
     )

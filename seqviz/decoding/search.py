@@ -202,9 +202,10 @@ class Greedy(_Search):
         index = parent.depth + 1
         if chosen.status == FINISHED:
             return Step(index, beam, tuple(cands), (), (chosen,), NO_LIVE, next_id, ())
+        if index >= self.max_len:
+            return Step(index, beam, tuple(cands), (chosen,), (), MAX_LENGTH, next_id, (None,))
         new_state = self.model.advance([state], [choice])
-        stop = MAX_LENGTH if index >= self.max_len else None
-        return Step(index, beam, tuple(cands), (chosen,), (), stop, next_id, tuple(new_state))
+        return Step(index, beam, tuple(cands), (chosen,), (), None, next_id, tuple(new_state))
 
 
 class BeamSearch(_Search):
