@@ -44,6 +44,8 @@ class Heatmap(Widget):
         self._bins: np.ndarray | None = None  # (rows, cols) int16 colour bins
         self._cmap: Colormap = diverging()
         self._visible = 0
+        self._from_end = False
+        self._labels = ""
         self._cursor: int | None = None
         self._lines: dict[int, Strip] = {}
         self._layout_key: tuple[int, int, int, int] | None = None
@@ -68,12 +70,19 @@ class Heatmap(Widget):
         self._bins = None
         self._invalidate()
 
-    def set_visible(self, columns: int) -> None:
-        """Show data columns [0, columns); cheap, for animation."""
+    def set_visible(self, columns: int, *, from_end: bool = False) -> None:
+        """Show the first ``columns`` data columns (the last ones if ``from_end``); cheap."""
         columns = max(0, int(columns))
-        if columns != self._visible:
+        if (columns, from_end) != (self._visible, self._from_end):
             self._visible = columns
+            self._from_end = from_end
             self.refresh()
+
+    def set_labels(self, labels: str) -> None:
+        """One character per data column (e.g. the input text), drawn under the map if it fits."""
+        if labels != self._labels:
+            self._labels = labels
+            self._invalidate()
 
     def set_cursor(self, row: int | None) -> None:
         """Mark one data row (a unit) in the left gutter."""
@@ -98,16 +107,22 @@ class Heatmap(Widget):
         rows = self.shape[0]
         return max(1, (rows + 1) // 2)
 
+    @property
+    def _label_line(self) -> bool:
+        cols = self.shape[1]
+        return bool(self._labels) and 0 < cols <= self.size.width - 1 and self.size.height > 2
+
     def _layout(self) -> None:
         width, height = self.size
+        height -= int(self._label_line)
         rows, cols = self.shape
-        key = (width, height, rows, cols)
+        key = (width, height, rows, cols)  # height excludes the label line
         if key == self._layout_key:
             return
         self._layout_key = key
         plot_width = max(0, width - 1)  # one gutter column for the cursor
         self._row_map = _index_map(rows, 2 * height, whole=True)
-        self._col_map = _index_map(cols, plot_width)
+        self._col_map = _index_map(cols, plot_width, whole=bool(self._labels))
         self._lines.clear()
 
     def _style(self, top: int, bottom: int) -> Style:
@@ -158,16 +173,33 @@ class Heatmap(Widget):
                 return Segment(CURSOR, Style(color="#ffd54f", bold=True))
         return Segment(" ")
 
+    def _labels_strip(self) -> Strip:
+        cols = self._col_map
+        chars = [" "] * len(cols)
+        last = -1
+        for x, index in enumerate(cols.tolist()):
+            if index != last and index < len(self._labels):
+                ch = self._labels[index]
+                chars[x] = "·" if ch == " " else ch
+            last = index
+        return Strip([Segment(" "), Segment("".join(chars), Style(color="#9e9e9e"))])
+
     def render_line(self, y: int) -> Strip:
         self._layout()
         width = self.size.width
+        if self._label_line and y == self.size.height - 1:
+            return self._labels_strip().extend_cell_length(width)
         full = self._full_line(y)
         if not full.cell_length:
             return Strip.blank(width)
         # Columns whose time step is not reached yet stay blank.
         cols = self._col_map
-        shown = int(np.searchsorted(cols, self._visible, side="left")) if len(cols) else 0
-        shown = min(shown, full.cell_length)
-        parts = [Strip([self._gutter(y)], 1), full.crop(0, shown)]
-        strip = Strip.join(parts)
-        return strip.extend_cell_length(width)
+        n = full.cell_length
+        if self._from_end:
+            first = self.shape[1] - self._visible
+            start = int(np.searchsorted(cols, first, side="left")) if len(cols) else n
+            parts = [Strip([self._gutter(y)], 1), Strip.blank(start), full.crop(start, n)]
+        else:
+            shown = int(np.searchsorted(cols, self._visible, side="left")) if len(cols) else 0
+            parts = [Strip([self._gutter(y)], 1), full.crop(0, min(shown, n))]
+        return Strip.join(parts).extend_cell_length(width)

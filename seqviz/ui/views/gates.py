@@ -1,0 +1,213 @@
+"""View of scene 3: a heatmap per gate and state over the typed text, one unit's traces, counts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from rich.console import Group
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Grid, Horizontal
+
+from seqviz.scenes.gates import GATE_LABELS, SIGNED
+from seqviz.ui.views.base import Panel, SceneView
+from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
+from seqviz.ui.widgets.heatmap import Heatmap
+from seqviz.ui.widgets.legend import ColorLegend
+from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
+from seqviz.ui.widgets.readout import Readout
+
+N_PANELS = 6  # LSTM: i f g o c h; GRU: r z n h
+CAPTIONS = {
+    "i": ("Bright where the cell writes: which characters get stored.", "bright = write"),
+    "f": ("Near 1 (yellow) keeps the old cell; dark forgets. The forget bias lifts it.",
+          "yellow = keep the cell"),
+    "g": ("What would be written, in (-1, 1), before the input gate scales it.",
+          "content to write"),
+    "o": ("How much of each cell shows in h.", "how much c shows in h"),
+    "c": ("The memory: additive updates, free to grow past 1.", "the memory, additive"),
+    "h": ("What the next layer sees; the LSTM's is o * tanh(c).", "what the next layer sees"),
+    "r": ("Dark: the candidate ignores the past (a reset).", "dark = reset the past"),
+    "z": ("Near 0 copies h forward (the gradient highway); near 1 takes the candidate.",
+          "dark = copy h forward"),
+    "n": ("The candidate, from the reset-scaled past and the input.", "the candidate"),
+}  # fmt: skip
+TRACE_COLORS = {
+    "i": (90, 170, 255), "f": (255, 200, 60), "g": (200, 120, 255), "o": (120, 220, 220),
+    "r": (90, 170, 255), "z": (255, 200, 60), "n": (200, 120, 255),
+    "c": (90, 200, 120), "h": (255, 120, 90),
+}  # fmt: skip
+
+
+class GatesView(SceneView):
+    """Frame t shows the first t characters read; the cursor unit is marked on every map."""
+
+    SCOPED_CSS = False  # its rules follow the screen size classes (-compact)
+
+    DEFAULT_CSS = """
+    GatesView #gate-grid {
+        grid-size: 3;
+        grid-gutter: 0;
+        height: 2fr;
+    }
+    GatesView #gate-grid.-gru {
+        grid-size: 2;
+    }
+    GatesView #gates-bottom {
+        height: 1fr;
+    }
+    GatesView #unit-panel {
+        width: 3fr;
+    }
+    GatesView #gates-readout-panel {
+        width: 2fr;
+    }
+    .-compact GatesView #gate-grid {
+        height: 1fr;
+    }
+    .-compact GatesView #gates-bottom {
+        height: auto;
+    }
+    .-compact GatesView #unit-panel {
+        display: none;
+    }
+    .-compact GatesView #gates-readout-panel {
+        height: auto;
+    }
+    .-compact GatesView .gate-panel ColorLegend {
+        display: none;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Grid(id="gate-grid"):
+            for i in range(N_PANELS):
+                yield Panel(
+                    "", "", Heatmap(id=f"map-{i}"), ColorLegend(id=f"legend-{i}"),
+                    id=f"gate-{i}", classes="gate-panel",
+                )  # fmt: skip
+        with Horizontal(id="gates-bottom"):
+            yield Panel(
+                "one unit over time",
+                "Each map: rows are units (the marked row is the cursor unit), columns are the "
+                "characters read. Below: the cursor unit's gates and states.",
+                PlotLegend(id="unit-legend"),
+                SeriesPlot(log_y=False, xlabel="character t", id="unit-plot"),
+                id="unit-panel",
+            )
+            yield Panel(
+                "readout",
+                "Weight counts from the lesson's formulas; the cursor unit's values now.",
+                Readout(id="gates-readout"),
+                short="weights: LSTM 4d(d+d_in), GRU 3d(d+d_in)",
+                id="gates-readout-panel",
+            )
+
+    def show_result(self, result: Any) -> None:
+        super().show_result(result)
+        names = list(result.gate_names) + (["c"] if result.c is not None else []) + ["h"]
+        self.query_one("#gate-grid").set_class(result.cell == "gru", "-gru")
+        for i in range(N_PANELS):
+            panel = self.query_one(f"#gate-{i}", Panel)
+            panel.display = i < len(names)
+            if i >= len(names):
+                continue
+            name = names[i]
+            data = self._series(name)  # (T, d)
+            if name in SIGNED or name == "h":
+                cmap = diverging(1.0)
+            elif name == "c":
+                cmap = diverging(max(1.0, symmetric_limit(data)))
+            else:
+                cmap = sequential(0.0, 1.0)
+            heatmap = self.query_one(f"#map-{i}", Heatmap)
+            heatmap.set_data(np.asarray(data).T, cmap)
+            heatmap.set_labels(result.text)
+            self.query_one(f"#legend-{i}", ColorLegend).set_map(cmap, name)
+            label = GATE_LABELS.get(name, {"c": "cell state c", "h": "hidden state h"}.get(name))
+            panel.border_title = label
+            long, short = CAPTIONS[name]
+            panel.set_caption(long, short)
+        self._names = names
+        self._show_unit()
+        self.query_one("#gates-readout", Readout).set_builder(self._readout)
+
+    def _series(self, name: str) -> np.ndarray:
+        r = self.result
+        if name == "h":
+            return r.h
+        if name == "c":
+            return r.c
+        return r.gates[:, r.gate_names.index(name), :]
+
+    def _unit(self) -> int:
+        v = self.values or self.result.values
+        return min(int(v.unit), self.result.hidden - 1)
+
+    def _show_unit(self) -> None:
+        r = self.result
+        unit = self._unit()
+        t = np.arange(1, r.T + 1, dtype=float)
+        series = [
+            Series(name, t, self._series(name)[:, unit], TRACE_COLORS[name]) for name in self._names
+        ]
+        plot = self.query_one("#unit-plot", SeriesPlot)
+        plot.set_series(series)
+        plot.set_upto(self.frame)
+        self.query_one("#unit-legend", PlotLegend).show_series(series)
+        self.query_one("#unit-panel", Panel).border_title = f"unit {unit} over time"
+        for i in range(N_PANELS):
+            self.query_one(f"#map-{i}", Heatmap).set_cursor(unit)
+
+    def show_values(self, values: Any) -> None:
+        self.values = values
+        if self.result is not None:
+            self._show_unit()
+            self.query_one("#gates-readout", Readout).refresh(layout=True)
+            self.show_frame(self.frame)
+
+    def show_frame(self, frame: int) -> None:
+        super().show_frame(frame)
+        if self.result is None:
+            return
+        for i in range(N_PANELS):
+            self.query_one(f"#map-{i}", Heatmap).set_visible(frame)
+        self.query_one("#unit-plot", SeriesPlot).set_upto(frame)
+        self.query_one("#gates-readout", Readout).refresh(layout=True)
+
+    def frame_label(self, frame: int) -> str:
+        if self.result is None:
+            return ""
+        text = self.result.text
+        shown = text[:frame]
+        return f"read {frame}/{len(text)}: '{shown[-24:]}'"
+
+    def _readout(self, width: int) -> Any:
+        r = self.result
+        if r is None:
+            return Text("")
+        counts = r.counts()
+        d, d_in = r.hidden, r.input_size
+        lstm = f"LSTM 4d(d+d_in) = 4*{d}*({d}+{d_in}) = {counts['lstm']:,}"
+        gru = f"GRU  3d(d+d_in) = 3*{d}*({d}+{d_in}) = {counts['gru']:,}"
+        fewer = 1 - counts["gru"] / counts["lstm"]
+        this = "LSTM" if r.cell == "lstm" else f"GRU ({r.variant})"
+        source = "random weights" if r.source == "random" else r.source
+        unit = self._unit()
+        t = min(self.frame, r.T) - 1
+        parts: list[Any] = []
+        if self.screen.has_class("-compact"):
+            parts.append(Text(f"{this}: {lstm.split(' = ')[-1]} vs GRU {counts['gru']:,} "
+                              f"weights ({fewer:.0%} fewer)"))  # fmt: skip
+        else:
+            parts.append(Text(f"{this}, d={d}, d_in={d_in}, {source}", style="bold"))
+            parts.append(Text(lstm, style="bold" if r.cell == "lstm" else ""))
+            parts.append(Text(gru, style="bold" if r.cell == "gru" else ""))
+            parts.append(Text(f"GRU: {fewer:.0%} fewer weights; with biases this cell has "
+                              f"{r.n_params:,} parameters", style="dim"))  # fmt: skip
+        if t >= 0:
+            ch = r.text[t]
+            values = "  ".join(f"{n}={self._series(n)[t, unit]:+.2f}" for n in self._names)
+            parts.append(Text(f"unit {unit}, t={t + 1} '{ch}': {values}"))
+        return Group(*parts)
