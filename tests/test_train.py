@@ -91,8 +91,8 @@ def test_clipping_bounds_the_update():
 def test_cli_trains_and_checkpoint_reloads(train, corpus, tmp_path):
     out = tmp_path / "m.npz"
     code, _, err = train(
-        "train", str(corpus), "--cell", "gru", "--hidden", "8", "--emb", "4", "--epochs", "3",
-        "--seq-len", "3", "--out", str(out),
+        "train", str(corpus), "--cell", "gru", "--variant", "pytorch", "--hidden", "8",
+        "--emb", "4", "--epochs", "3", "--seq-len", "3", "--out", str(out),
     )  # fmt: skip
     assert code == 0, err
     assert "epoch 3" in err and "tokens/s" in err
@@ -102,6 +102,7 @@ def test_cli_trains_and_checkpoint_reloads(train, corpus, tmp_path):
     assert len(losses) == 3 and losses[-1] < losses[0]
     m = RNNLM.load(out)
     assert m.params.cell == "gru" and m.params.hidden_size == 8 and "keys" in m.vocab
+    assert m.params.variant == "pytorch"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npz", "tiny.txt"]
     code, outp, _ = train("decode", "--model", str(out), "--prompt", "the", "--json")
     assert code == 0 and '"best"' in outp

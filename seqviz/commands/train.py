@@ -15,6 +15,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("corpus", metavar="CORPUS.txt")
     p.add_argument("--cell", choices=("lstm", "gru", "rnn"), default="lstm")
+    p.add_argument(
+        "--variant",
+        choices=("textbook", "pytorch"),
+        default="textbook",
+        help="GRU only: where the reset gate acts (default textbook)",
+    )
     p.add_argument("--hidden", type=int, default=48, help="hidden size (default 48)")
     p.add_argument("--emb", type=int, default=16, help="embedding size (default 16)")
     p.add_argument("--level", choices=("word", "char"), default="word")
@@ -50,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
         batch=args.batch,
         optimizer=args.optimizer,
         seed=args.seed,
+        variant=args.variant if args.cell == "gru" else "textbook",
     )
     out = Path(args.out)
     if not out.parent.is_dir():
