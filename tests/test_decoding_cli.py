@@ -150,3 +150,17 @@ def test_bad_settings_one_sentence(decode, args, match):
     code, out, err = decode(*args)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and re.search(match, err), err
+
+
+def test_seqviz_run_beam_prints_the_lesson_table(monkeypatch, capsys):
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("seqviz.commands.run",))
+    assert cli.main(["run", "beam"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [ln.split() for ln in lines if "p = " in ln]
+    assert [r[-1] for r in rows] == ["0.140", "0.140", "0.292", "0.292"]
+    assert "the dog </s>" in lines[1] and "a small cat </s>" in lines[3]
+    assert cli.main(["run", "beam", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [round(r["p"], 3) for r in data] == [0.14, 0.14, 0.292, 0.292]
+    assert cli.main(["run", "beam", "--widths", "0"]) == 2
+    assert "beam width must be" in capsys.readouterr().err
