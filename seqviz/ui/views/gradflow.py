@@ -1,0 +1,162 @@
+"""View of scene 4: gradient norms of RNN, LSTM and GRU k steps back, and where they fade."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+
+from seqviz.scenes.gradflow import CELLS
+from seqviz.ui.views.base import Panel, SceneView
+from seqviz.ui.widgets.colormap import log_magnitude
+from seqviz.ui.widgets.heatmap import Heatmap
+from seqviz.ui.widgets.legend import ColorLegend
+from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
+from seqviz.ui.widgets.readout import Readout, sci
+
+COLORS = {
+    "rnn": (255, 120, 90),
+    "lstm": (90, 170, 255),
+    "gru": (200, 120, 255),
+    "cell": (90, 200, 120),
+    "forget": (255, 200, 60),
+}
+LABELS = {
+    "rnn": "RNN |dL/dh|",
+    "lstm": "LSTM |dL/dh|",
+    "gru": "GRU |dL/dh|",
+    "cell": "LSTM |dL/dc|",
+    "forget": "product of f (mean over units)",
+}
+MAX_DECADES = 24  # the colour scale spans at most this many powers of ten below the largest
+
+
+class GradflowView(SceneView):
+    """Frame k shows every curve up to k steps back; the maps fill from the last step leftwards."""
+
+    SCOPED_CSS = False  # its rules follow the screen size classes (-compact)
+
+    DEFAULT_CSS = """
+    GradflowView #flow-top {
+        height: 3fr;
+    }
+    GradflowView #flow-plot-panel {
+        width: 2fr;
+    }
+    GradflowView #flow-readout-panel {
+        width: 1fr;
+    }
+    GradflowView #flow-maps {
+        height: 2fr;
+    }
+    .-compact GradflowView #flow-maps {
+        display: none;
+    }
+    .-compact GradflowView #flow-top {
+        layout: vertical;
+    }
+    .-compact GradflowView #flow-plot-panel {
+        width: 1fr;
+        height: 1fr;
+    }
+    .-compact GradflowView #flow-readout-panel {
+        width: 1fr;
+        height: auto;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="flow-top"):
+            yield Panel(
+                "gradient size k steps back, same input  (log scale)",
+                "The RNN's line falls fastest. The LSTM cell path (green) decays like the "
+                "product of forget gates (yellow): raise the forget bias and both flatten.",
+                PlotLegend(id="flow-legend"),
+                SeriesPlot(log_y=True, xlabel="steps back k", id="flow-plot"),
+                short="raise the forget bias: the LSTM cell path (green) flattens",
+                id="flow-plot-panel",
+            )
+            yield Panel(
+                "readout",
+                "Norms at a few distances, and the LSTM's mean forget gate.",
+                Readout(id="flow-readout"),
+                short="norms k steps back",
+                id="flow-readout-panel",
+            )
+        with Horizontal(id="flow-maps"):
+            for cell in CELLS:
+                yield Panel(
+                    f"{cell.upper()} |dL/dh_t|  (units x time)",
+                    "Fills from the last step back; dark is a vanished gradient.",
+                    Heatmap(id=f"flow-map-{cell}"),
+                    ColorLegend(id=f"flow-map-legend-{cell}"),
+                    id=f"flow-map-panel-{cell}",
+                )
+
+    def show_result(self, result: Any) -> None:
+        super().show_result(result)
+        k = np.arange(result.T, dtype=float)
+        series = [Series(LABELS[c], k, result.norms[c], COLORS[c]) for c in CELLS]
+        series.append(Series(LABELS["cell"], k, result.cell_norms, COLORS["cell"]))
+        series.append(Series(LABELS["forget"], k, result.forget_product, COLORS["forget"]))
+        self.query_one("#flow-plot", SeriesPlot).set_series(series)
+        self.query_one("#flow-legend", PlotLegend).show_series(series)
+        cmap = log_magnitude(*self._exponent_range(result))
+        for cell in CELLS:
+            grad = np.abs(np.asarray(result.grad_h[cell])).T  # (d, T)
+            self.query_one(f"#flow-map-{cell}", Heatmap).set_data(grad, cmap)
+            self.query_one(f"#flow-map-legend-{cell}", ColorLegend).set_map(cmap, "")
+        self.query_one("#flow-readout", Readout).set_builder(self._readout)
+
+    @staticmethod
+    def _exponent_range(result: Any) -> tuple[float, float]:
+        values = np.concatenate([np.abs(np.asarray(g)).ravel() for g in result.grad_h.values()])
+        good = values[np.isfinite(values) & (values > 0)]
+        if good.size == 0:
+            return (-1.0, 0.0)
+        hi = math.ceil(math.log10(float(good.max())))
+        lo = max(math.floor(math.log10(float(good.min()))), hi - MAX_DECADES)
+        return (float(lo), float(hi))
+
+    def show_frame(self, frame: int) -> None:
+        super().show_frame(frame)
+        if self.result is None:
+            return
+        self.query_one("#flow-plot", SeriesPlot).set_upto(frame)
+        for cell in CELLS:
+            self.query_one(f"#flow-map-{cell}", Heatmap).set_visible(frame, from_end=True)
+
+    def frame_label(self, frame: int) -> str:
+        if self.result is None:
+            return ""
+        return f"backward: {frame}/{self.result.T} steps back"
+
+    def _readout(self, width: int) -> Any:
+        r = self.result
+        if r is None:
+            return Text("")
+        T = r.T
+        ks = [k for k in (10, 50, T - 1) if k < T]
+        ks = sorted(set(ks))
+        if self.screen.has_class("-compact") or width < 34:
+            k = ks[-1]
+            cells = "  ".join(f"{c.upper()} {sci(r.norms[c][k])}" for c in CELLS)
+            return Text(f"{k} back: {cells}  cell {sci(r.cell_norms[k])}  "
+                        f"mean f {r.mean_forget:.3f}")  # fmt: skip
+        table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+        table.add_column("k back", no_wrap=True)
+        for k in ks:
+            table.add_column(str(k), justify="right", no_wrap=True)
+        for c in CELLS:
+            table.add_row(f"{c.upper()} dh", *(sci(r.norms[c][k]) for k in ks))
+        table.add_row("LSTM dc", *(sci(r.cell_norms[k]) for k in ks))
+        table.add_row("prod f", *(sci(r.forget_product[k]) for k in ks))
+        note = Text(f"\nLSTM mean forget gate f = {r.mean_forget:.3f}", style="bold")
+        from rich.console import Group
+
+        return Group(table, note)
