@@ -111,11 +111,12 @@ def run(args: argparse.Namespace) -> int:
             for h in result.hypotheses
         ],
         args.prompt,
+        limit=max(10, args.width),
     )
     return 0
 
 
-def _print_rows(title: str, rows: list, prompt: str) -> None:
+def _print_rows(title: str, rows: list, prompt: str, limit: int | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -127,7 +128,14 @@ def _print_rows(title: str, rows: list, prompt: str) -> None:
     if rows and rows[0][2] is not None:
         table.add_column("score", justify="right")
     table.add_column("finished")
-    for i, (text, lp, score, fin) in enumerate(rows, 1):
+    # Beam search keeps every hypothesis that ever finished; past the best few they are noise
+    # on a terminal (`--json` still lists them all).
+    shown = rows if limit is None else rows[:limit]
+    if len(shown) < len(rows):
+        table.caption = (
+            f"{len(rows) - len(shown)} less probable hypotheses not shown (--json lists all)"
+        )
+    for i, (text, lp, score, fin) in enumerate(shown, 1):
         cells = [str(i), text, f"{lp:.3f}", f"{math.exp(lp):.3g}"]
         if score is not None:
             cells.append(f"{score:.3f}")
