@@ -17,6 +17,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "seqviz.commands.serve",
     "seqviz.commands.decode",
     "seqviz.commands.train",
+    "seqviz.commands.demo",
+    "seqviz.commands.screenshot",
 )
 
 

@@ -33,6 +33,7 @@ from textual.widgets import Footer, Static
 
 from seqviz.scenes import get_scene, scenes
 from seqviz.scenes.base import Scene
+from seqviz.ui.export import ExportCommands, screenshot_action, trace_action
 from seqviz.ui.help import HelpScreen
 from seqviz.ui.palette import ParamCommands
 from seqviz.ui.views.base import SceneView
@@ -72,7 +73,7 @@ class SeqvizApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "seqviz"
-    COMMANDS = App.COMMANDS | {ParamCommands}
+    COMMANDS = App.COMMANDS | {ParamCommands, ExportCommands}
     ENABLE_COMMAND_PALETTE = True
 
     BINDINGS = [
@@ -87,6 +88,8 @@ class SeqvizApp(App[None]):
         Binding("greater_than_sign,full_stop", "speed(1)", "faster", show=False),
         Binding("less_than_sign,comma", "speed(-1)", "slower", show=False),
         Binding("question_mark", "help", "help", key_display="?"),
+        Binding("s", "screenshot", "SVG shot", show=False),
+        Binding("e", "save_trace", "save trace", show=False),
         Binding("q", "quit", "quit"),
         *(Binding(str(i), f"scene({i})", f"scene {i}", show=False) for i in range(1, 10)),
     ]
@@ -467,6 +470,15 @@ class SeqvizApp(App[None]):
         if isinstance(self.screen, HelpScreen):
             return
         self.push_screen(HelpScreen(self.scene, [s.title for s in scenes().values()]))
+
+    shots_dir: Path | None = None
+    """Folder for the screenshot and trace keys (None: $SEQVIZ_SHOTS or ./seqviz-shots)."""
+
+    def action_screenshot(self) -> None:
+        screenshot_action(self)
+
+    def action_save_trace(self) -> None:
+        trace_action(self)
 
     def save_svg(self, path: str | Path) -> Path:
         """Save an SVG screenshot of the current screen (atomic write)."""

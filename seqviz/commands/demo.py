@@ -1,0 +1,74 @@
+"""`seqviz demo`: run a lecture script (a shipped demo or a TOML file) in the app, like slides."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "demo",
+        help="run a scripted lecture demo (PgDn/n next step, PgUp/N back)",
+        description="Run a demo: a TOML script of steps (scene, parameter values, actions and a "
+        "caption). PgDn or n goes to the next step, PgUp or N back; everything else works as in "
+        "the app. The script is checked before the app starts.",
+    )
+    p.add_argument("demo", nargs="?", metavar="NAME|PATH",
+                   help="a shipped demo (see --list) or a .toml file")  # fmt: skip
+    p.add_argument("--list", action="store_true", help="list the shipped demos and exit")
+    p.add_argument("--start", type=int, default=1, help="step to open on (default 1)")
+    p.add_argument("--speed", type=float, default=20.0,
+                   help="animation frames per second, 1 to 60 (default 20)")  # fmt: skip
+    p.add_argument("--shots", metavar="DIR",
+                   help="folder for the screenshot (s) and trace (e) keys")  # fmt: skip
+    p.add_argument("--check", action="store_true",
+                   help="run every step headless, check its expected numbers, exit")  # fmt: skip
+    p.set_defaults(func=run)
+
+
+def list_demos() -> list[str]:
+    from seqviz.lecture import demo_names, find_demo
+
+    rows = []
+    for name in demo_names():
+        demo = find_demo(name)
+        rows.append((name, f"{len(demo)} steps", demo.description or demo.title))
+    width = max((len(r[0]) for r in rows), default=0)
+    return [f"{name:<{width}}  {steps:>8}  {text}" for name, steps, text in rows]
+
+
+def run(args: argparse.Namespace) -> int:
+    from seqviz.cli import UsageError
+    from seqviz.lecture import find_demo
+
+    if args.list:
+        print("\n".join(list_demos()))
+        return 0
+    if not args.demo:
+        raise UsageError("give a demo NAME or PATH, or --list to see the shipped demos")
+    demo = find_demo(args.demo)  # a malformed script is refused here, before any app starts
+    if not 1 <= args.start <= len(demo):
+        raise UsageError(f"--start must be a step from 1 to {len(demo)}, not {args.start}")
+    if not 1 <= args.speed <= 60:
+        raise UsageError(f"--speed must be frames per second from 1 to 60, not {args.speed:g}")
+    if args.check:
+        import asyncio
+
+        from seqviz.lecture.runner import check_demo
+
+        problems = asyncio.run(check_demo(demo))
+        for problem in problems:
+            print(problem)
+        print(
+            f"{demo.name}: {len(demo)} steps, "
+            + ("all expected values shown" if not problems else f"{len(problems)} problem(s)")
+        )
+        return 1 if problems else 0
+    from seqviz.lecture.runner import DemoApp
+    from seqviz.ui.export import set_shots_folder
+
+    app = DemoApp(demo, start=args.start, speed=args.speed)
+    if args.shots:
+        set_shots_folder(app, args.shots)
+    app.run()
+    return 0

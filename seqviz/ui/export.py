@@ -1,0 +1,185 @@
+"""Exports from the running app: SVG screenshots, the scene's traces as .npz, the screen as text.
+
+Files go to the app's ``shots_dir``: ``seqviz --shots DIR`` style options set it, else the
+environment variable ``SEQVIZ_SHOTS``, else ``./seqviz-shots``. Names are
+``<scene>-<YYYYmmdd-HHMMSS>.svg`` and ``<scene>-<part>-<YYYYmmdd-HHMMSS>.npz`` (a ``-2``, ``-3``
+suffix if that second is taken); every file is written to a temp file beside it, then renamed.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+import time
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from rich.console import Console
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from seqviz.ui.app import SeqvizApp
+
+DEFAULT_FOLDER = "seqviz-shots"
+ENV_FOLDER = "SEQVIZ_SHOTS"
+
+
+def shots_folder(app: Any) -> Path:
+    """Where this app writes screenshots and traces."""
+    folder = getattr(app, "shots_dir", None) or os.environ.get(ENV_FOLDER) or DEFAULT_FOLDER
+    return Path(folder).expanduser()
+
+
+def set_shots_folder(app: Any, folder: str | os.PathLike[str]) -> Path:
+    """Point the app's exports at ``folder`` (created when the first file is written)."""
+    path = Path(folder).expanduser()
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{path} is a file; the screenshot folder must be a directory")
+    app.shots_dir = path
+    return path
+
+
+def unique_path(folder: Path, stem: str, suffix: str, now: float | None = None) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+    path = folder / f"{stem}-{stamp}{suffix}"
+    n = 2
+    while path.exists():
+        path = folder / f"{stem}-{stamp}-{n}{suffix}"
+        n += 1
+    return path
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` so that readers see the old file or the whole new one, never half."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def screenshot_svg(app: Any) -> str:
+    """The current screen as SVG, titled with the scene (the title is the SVG's window caption)."""
+    return str(app.export_screenshot(title=f"seqviz · {app.scene.title}"))
+
+
+def save_screenshot(app: Any, path: str | os.PathLike[str] | None = None) -> Path:
+    """Write the screen as SVG to ``path`` or a new file in the shots folder; returns the path."""
+    svg = screenshot_svg(app)
+    if path is None:
+        folder = shots_folder(app)
+        folder.mkdir(parents=True, exist_ok=True)
+        target = unique_path(folder, app.scene.name, ".svg")
+    else:
+        target = Path(path)
+    write_text_atomic(target, svg)
+    if getattr(app, "is_web", False):  # in a browser (seqviz serve) the file goes to the user too
+        app.deliver_text(io.StringIO(svg), save_filename=target.name, mime_type="image/svg+xml")
+    return target
+
+
+def save_traces(app: Any, folder: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Write the current scene's traces (see seqviz.lecture.traces) as .npz files."""
+    from seqviz.lecture.traces import scene_traces
+
+    traces = scene_traces(app.scene.name, app.values, app.result)
+    target = Path(folder) if folder is not None else shots_folder(app)
+    target.mkdir(parents=True, exist_ok=True)
+    now = time.time()
+    paths = []
+    for part, tr in traces.items():
+        path = unique_path(target, f"{app.scene.name}-{part}", ".npz", now)
+        tr.save(path)
+        paths.append(path)
+    return paths
+
+
+def screen_text(app: Any) -> str:
+    """The current screen as plain text, one line per row (what a reader of the SVG would see)."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), record=True,
+                      force_terminal=True, color_system="truecolor", legacy_windows=False,
+                      safe_box=False)  # fmt: skip
+    # The same render App.export_screenshot uses, exported as text instead of SVG.
+    console.print(
+        app.screen._compositor.render_update(
+            full=True, screen_stack=getattr(app, "_background_screens", [])
+        )
+    )
+    return console.export_text(styles=False)
+
+
+# --- actions the app binds to keys -------------------------------------------------------------
+def screenshot_action(app: Any) -> None:
+    try:
+        path = save_screenshot(app)
+    except OSError as exc:
+        app.notify(f"screenshot not saved: {exc}", severity="error")
+        return
+    app.notify(f"screenshot saved: {path}", title="SVG")
+
+
+def trace_action(app: Any) -> None:
+    """Compute the traces in a thread (they can take a moment) and report where they went."""
+
+    def work() -> None:
+        try:
+            paths = save_traces(app)
+        except (OSError, ValueError) as exc:
+            app.call_from_thread(app.notify, f"trace not saved: {exc}", severity="warning")
+            return
+        names = ", ".join(p.name for p in paths)
+        app.call_from_thread(app.notify, f"saved to {paths[0].parent}: {names}", title="trace .npz")
+
+    app.run_worker(work, thread=True, group="export", exit_on_error=False)
+
+
+class ExportCommands(Provider):
+    """Palette: "screenshot", "save trace", "shots DIR" (the folder both write to)."""
+
+    @property
+    def _app(self) -> SeqvizApp:
+        return cast("SeqvizApp", self.app)
+
+    def _commands(self) -> list[tuple[str, Any, str]]:
+        app = self._app
+        folder = shots_folder(app)
+        return [
+            ("save SVG screenshot", partial(screenshot_action, app), f"into {folder}/"),
+            ("save trace .npz", partial(trace_action, app),
+             f"the {app.scene.name} scene's traces into {folder}/, for numpy.load"),
+        ]  # fmt: skip
+
+    async def discover(self) -> Hits:
+        for text, callback, help_text in self._commands():
+            yield DiscoveryHit(text, callback, help=help_text)
+        yield DiscoveryHit(f"shots {shots_folder(self._app)}", self._app.bell,
+                           help="type 'shots DIR' to change the folder")  # fmt: skip
+
+    async def search(self, query: str) -> Hits:
+        word, _, rest = query.strip().partition(" ")
+        if word == "shots" and rest.strip():
+            yield Hit(1.0, f"save screenshots and traces in {rest.strip()}",
+                      partial(self._set_folder, rest.strip()))  # fmt: skip
+            return
+        matcher = self.matcher(query)
+        for text, callback, help_text in self._commands():
+            score = matcher.match(text)
+            if score > 0:
+                yield Hit(score, matcher.highlight(text), callback, help=help_text)
+
+    def _set_folder(self, folder: str) -> None:
+        try:
+            path = set_shots_folder(self._app, folder)
+        except ValueError as exc:
+            self._app.notify(str(exc), severity="warning")
+            return
+        self._app.notify(f"screenshots and traces now go to {path}/")
