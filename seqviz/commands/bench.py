@@ -24,6 +24,17 @@ def run(args: argparse.Namespace) -> int:
         from seqviz.ui.bench import run_ui_bench
 
         return int(run_ui_bench(json=args.json) or 0)
-    from seqviz.bench import main
+    import os
+    import subprocess
+    import sys
 
-    return main(json_output=args.json, quick=args.quick)
+    # A fresh interpreter with one BLAS thread: the comparison is per core (seqviz's kernels are
+    # serial), and the thread count is read when the BLAS library loads, which may have happened
+    # in this process already.
+    env = dict(os.environ)
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env.setdefault(var, "1")
+    argv = [sys.executable, "-m", "seqviz.bench"]
+    argv += ["--json"] if args.json else []
+    argv += ["--quick"] if args.quick else []
+    return subprocess.run(argv, env=env, check=False).returncode

@@ -36,29 +36,72 @@ def _phi(a, nl):
     return a
 
 
+# Matrix-vector products in the time loop are written out rather than np.dot: a BLAS call per
+# step pays call overhead and, with a threaded BLAS on a busy machine, thread hand-offs that cost
+# far more than the arithmetic. "reassoc" lets LLVM vectorise the sums; no flag assumes finite
+# values, so inf/nan still propagate.
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _matvec(w, v, out):
+    """out = w @ v for w (n, m) C-contiguous."""
+    n, m = w.shape
+    for i in range(n):
+        s = 0.0
+        for k in range(m):
+            s += w[i, k] * v[k]
+        out[i] = s
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _matvec_t(w, v, out):
+    """out = w.T @ v for w (n, m) C-contiguous, walking w row by row."""
+    n, m = w.shape
+    for k in range(m):
+        out[k] = 0.0
+    for i in range(n):
+        vi = v[i]
+        for k in range(m):
+            out[k] += w[i, k] * vi
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _outer_sum(a, b, out):
+    """out += a.T @ b for a (tb, n), b (tb, m): a sum of tb outer products.
+
+    Row i of out stays in cache while the tb steps are added; callers pass blocks of ~32 steps
+    so that b stays in cache too.
+    """
+    tb, n = a.shape
+    m = b.shape[1]
+    for i in range(n):
+        for t in range(tb):
+            ai = a[t, i]
+            for k in range(m):
+                out[i, k] += ai * b[t, k]
+
+
 @njit(cache=True, nogil=True)
 def _forward_loop(cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, h0, c0, h, c, gates, aux, pre, hh):
     """Fill h (T,d), c (T,d), gates (T,G,d), aux (T,d) from x (T,d_in); pre (T,Gd), hh (Gd,) work.
 
-    aux holds what the GRU's backward pass needs: r*h_{t-1} (textbook) or W_hn h_{t-1} + b_hn
-    (pytorch).
+    aux holds what the backward pass would otherwise recompute: tanh(c_t) (LSTM), r*h_{t-1}
+    (textbook GRU) or W_hn h_{t-1} + b_hn (pytorch GRU).
     """
     T = x.shape[0]
     d = h0.shape[0]
     gd = w_hh.shape[0]
-    # The input projection of every step at once: one matrix product instead of T.
-    np.dot(x, w_ih.T, pre)  # (T, Gd)
+    # The input projections do not depend on h: all of them first, out of the recurrence.
     for t in range(T):
+        _matvec(w_ih, x[t], pre[t])  # (Gd,)
         for j in range(gd):
             pre[t, j] += b_ih[j]
     for t in range(T):
         hprev = h0 if t == 0 else h[t - 1]
         if cell == RNN:
-            np.dot(w_hh, hprev, hh)
+            _matvec(w_hh, hprev, hh)
             for j in range(d):
                 h[t, j] = _phi(pre[t, j] + hh[j] + b_hh[j], nl)
         elif cell == LSTM:
-            np.dot(w_hh, hprev, hh)
+            _matvec(w_hh, hprev, hh)
             cprev = c0 if t == 0 else c[t - 1]
             for j in range(d):
                 ig = _sigmoid(pre[t, j] + hh[j] + b_hh[j])
@@ -67,13 +110,15 @@ def _forward_loop(cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, h0, c0, h, c, ga
                 og = _sigmoid(pre[t, 3 * d + j] + hh[3 * d + j] + b_hh[3 * d + j])
                 ct = fg * cprev[j] + ig * gg
                 c[t, j] = ct
-                h[t, j] = og * math.tanh(ct)
+                tc = math.tanh(ct)
+                aux[t, j] = tc
+                h[t, j] = og * tc
                 gates[t, 0, j] = ig
                 gates[t, 1, j] = fg
                 gates[t, 2, j] = gg
                 gates[t, 3, j] = og
         elif variant == PYTORCH:
-            np.dot(w_hh, hprev, hh)
+            _matvec(w_hh, hprev, hh)
             for j in range(d):
                 r = _sigmoid(pre[t, j] + hh[j] + b_hh[j])
                 z = _sigmoid(pre[t, d + j] + hh[d + j] + b_hh[d + j])
@@ -85,13 +130,13 @@ def _forward_loop(cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, h0, c0, h, c, ga
                 gates[t, 1, j] = z
                 gates[t, 2, j] = n
         else:
-            np.dot(w_hh[: 2 * d], hprev, hh[: 2 * d])
+            _matvec(w_hh[: 2 * d], hprev, hh[: 2 * d])
             for j in range(d):
                 r = _sigmoid(pre[t, j] + hh[j] + b_hh[j])
                 gates[t, 0, j] = r
                 gates[t, 1, j] = _sigmoid(pre[t, d + j] + hh[d + j] + b_hh[d + j])
                 aux[t, j] = r * hprev[j]
-            np.dot(w_hh[2 * d :], aux[t], hh[2 * d :])
+            _matvec(w_hh[2 * d :], aux[t], hh[2 * d :])
             for j in range(d):
                 z = gates[t, 1, j]
                 n = math.tanh(pre[t, 2 * d + j] + hh[2 * d + j] + b_hh[2 * d + j])
@@ -169,8 +214,8 @@ def trace_kernel(
     hh = np.empty(gd)
     _forward_loop(cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, h0, c0, h, c, gates, aux, pre, hh)
 
-    # Gradients w.r.t. the pre-activations, stored per step so that parameter gradients become
-    # three matrix products after the loop. They differ between the ih and hh side only for GRU.
+    # Gradients w.r.t. the pre-activations, stored per step so that the parameter gradients are
+    # summed after the loop in cache-friendly blocks. ih and hh sides differ only for the GRU.
     dpre_ih = pre  # reuse: the forward no longer needs it
     dpre_hh = np.empty((T, gd)) if cell == GRU else pre
     carry_h = np.zeros(d)  # dL/dh_t arriving from step t+1
@@ -194,7 +239,7 @@ def trace_kernel(
                 else:
                     dphi = 1.0
                 dpre_ih[t, j] = gh[j] * dphi
-            np.dot(w_hh.T, dpre_ih[t], carry_h)
+            _matvec_t(w_hh, dpre_ih[t], carry_h)
         elif cell == LSTM:
             cprev = c0 if t == 0 else c[t - 1]
             for j in range(d):
@@ -202,7 +247,7 @@ def trace_kernel(
                 fg = gates[t, 1, j]
                 gg = gates[t, 2, j]
                 og = gates[t, 3, j]
-                tc = math.tanh(c[t, j])
+                tc = aux[t, j]
                 dc = carry_c[j] + gh[j] * og * (1.0 - tc * tc)
                 grad_c[t, j] = dc
                 carry_c[j] = dc * fg
@@ -210,7 +255,7 @@ def trace_kernel(
                 dpre_ih[t, d + j] = dc * cprev[j] * fg * (1.0 - fg)
                 dpre_ih[t, 2 * d + j] = dc * ig * (1.0 - gg * gg)
                 dpre_ih[t, 3 * d + j] = gh[j] * tc * og * (1.0 - og)
-            np.dot(w_hh.T, dpre_ih[t], carry_h)
+            _matvec_t(w_hh, dpre_ih[t], carry_h)
         elif variant == PYTORCH:
             for j in range(d):
                 r = gates[t, 0, j]
@@ -226,7 +271,7 @@ def trace_kernel(
                 dpre_hh[t, d + j] = daz
                 dpre_hh[t, 2 * d + j] = dan * r
                 direct[j] = gh[j] * z
-            np.dot(w_hh.T, dpre_hh[t], carry_h)
+            _matvec_t(w_hh, dpre_hh[t], carry_h)
             for j in range(d):
                 carry_h[j] += direct[j]
         else:
@@ -236,7 +281,7 @@ def trace_kernel(
                 dan = gh[j] * z * (1.0 - n * n)
                 dpre_ih[t, 2 * d + j] = dan
                 dpre_hh[t, 2 * d + j] = dan
-            np.dot(w_hh[2 * d :].T, dpre_hh[t, 2 * d :], tmp)  # dL/d(r*h_{t-1})
+            _matvec_t(w_hh[2 * d :], dpre_hh[t, 2 * d :], tmp)  # dL/d(r*h_{t-1})
             for j in range(d):
                 r = gates[t, 0, j]
                 z = gates[t, 1, j]
@@ -248,24 +293,29 @@ def trace_kernel(
                 dpre_hh[t, j] = dar
                 dpre_hh[t, d + j] = daz
                 direct[j] = gh[j] * (1.0 - z) + tmp[j] * r
-            np.dot(w_hh[: 2 * d].T, dpre_hh[t, : 2 * d], carry_h)
+            _matvec_t(w_hh[: 2 * d], dpre_hh[t, : 2 * d], carry_h)
             for j in range(d):
                 carry_h[j] += direct[j]
     for j in range(d):
         g_h0[j] = carry_h[j]
         g_c0[j] = carry_c[j]
 
-    np.dot(dpre_ih.T, x, g_w_ih)  # (Gd, d_in)
-    np.dot(dpre_ih, w_ih, g_x)  # (T, d_in)
     hp = np.empty((T, d))  # h_{t-1} for every step
     hp[0] = h0
     hp[1:] = h[: T - 1]
-    if cell == GRU and variant == TEXTBOOK:
-        # The r, z rows multiply h_{t-1}; the n rows multiply r*h_{t-1}, which aux holds.
-        np.dot(np.ascontiguousarray(dpre_hh[:, : 2 * d]).T, hp, g_w_hh[: 2 * d])
-        np.dot(np.ascontiguousarray(dpre_hh[:, 2 * d :]).T, aux, g_w_hh[2 * d :])
-    else:
-        np.dot(dpre_hh.T, hp, g_w_hh)
+    g_w_ih[:] = 0.0
+    g_w_hh[:] = 0.0
+    for t0 in range(0, T, 32):
+        t1 = min(T, t0 + 32)
+        _outer_sum(dpre_ih[t0:t1], x[t0:t1], g_w_ih)  # (Gd, d_in)
+        if cell == GRU and variant == TEXTBOOK:
+            # The r, z rows multiply h_{t-1}; the n rows multiply r*h_{t-1}, which aux holds.
+            _outer_sum(dpre_hh[t0:t1, : 2 * d], hp[t0:t1], g_w_hh[: 2 * d])
+            _outer_sum(dpre_hh[t0:t1, 2 * d :], aux[t0:t1], g_w_hh[2 * d :])
+        else:
+            _outer_sum(dpre_hh[t0:t1], hp[t0:t1], g_w_hh)
+    for t in range(T):
+        _matvec_t(w_ih, dpre_ih[t], g_x[t])  # (d_in,)
     for j in range(gd):
         g_b_ih[j] = 0.0
         g_b_hh[j] = 0.0

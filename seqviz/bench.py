@@ -1,0 +1,207 @@
+"""Side-by-side timings of a full trace: seqviz kernels, the NumPy reference and PyTorch."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from seqviz.core import Params, trace
+from seqviz.core.reference import reference_trace
+
+CELLS = ("rnn", "lstm", "gru")
+SIZES = ((64, 100), (256, 100), (64, 1000), (256, 1000))
+QUICK_SIZES = ((64, 100), (256, 100))
+
+
+@dataclass
+class Row:
+    cell: str
+    d: int
+    T: int
+    seqviz_ms: float
+    numpy_ms: float
+    torch_loop_ms: float | None
+    torch_fused_ms: float | None
+
+    def ratios(self) -> dict[str, float | None]:
+        def r(v: float | None) -> float | None:
+            return None if v is None else v / self.seqviz_ms
+
+        return {
+            "numpy": r(self.numpy_ms),
+            "torch_loop": r(self.torch_loop_ms),
+            "torch_fused": r(self.torch_fused_ms),
+        }
+
+
+def best_ms(fn: Callable[[], object], budget: float, min_reps: int = 3) -> float:
+    """Fastest of several calls after one warm-up call: the least disturbed by other load."""
+    fn()
+    times = []
+    start = time.perf_counter()
+    while len(times) < min_reps or (time.perf_counter() - start < budget and len(times) < 200):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return 1e3 * min(times)
+
+
+def _torch_runners(cell: str, p: Params, x: np.ndarray):
+    """(step loop that records every gate and dL/dh_t, fused nn.* forward+backward)."""
+    import torch
+    import torch.nn.functional as F
+
+    d = p.hidden_size
+    module = {"rnn": torch.nn.RNN, "lstm": torch.nn.LSTM, "gru": torch.nn.GRU}[cell](
+        p.input_size, d, dtype=torch.float64
+    )
+    with torch.no_grad():
+        for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+            getattr(module, f"{name}_l0").copy_(torch.tensor(getattr(p, name)))
+    w_ih, w_hh = module.weight_ih_l0, module.weight_hh_l0
+    b_ih, b_hh = module.bias_ih_l0, module.bias_hh_l0
+    xt = torch.tensor(x, requires_grad=True)
+    scale = 1.0 / d**0.5
+
+    def loop() -> list:
+        module.zero_grad()
+        xt.grad = None
+        h = torch.zeros(d, dtype=torch.float64)
+        c = torch.zeros(d, dtype=torch.float64)
+        states, gates = [], []
+        for t in range(x.shape[0]):
+            a_x = F.linear(xt[t], w_ih, b_ih)
+            a_h = F.linear(h, w_hh, b_hh)
+            if cell == "rnn":
+                h = torch.tanh(a_x + a_h)
+            elif cell == "lstm":
+                i, f, g, o = (a_x + a_h).chunk(4)
+                i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+                c = f * c + i * g
+                c.retain_grad()
+                h = o * torch.tanh(c)
+                gates.append((i, f, g, o))
+            else:
+                xr, xz, xn = a_x.chunk(3)
+                hr, hz, hn = a_h.chunk(3)
+                r, z = torch.sigmoid(xr + hr), torch.sigmoid(xz + hz)
+                n = torch.tanh(xn + r * hn)
+                h = (1 - z) * n + z * h
+                gates.append((r, z, n))
+            h.retain_grad()
+            states.append((h, c))
+        (h.sum() * scale).backward()
+        return [s[0].grad for s in states]
+
+    def fused() -> None:
+        module.zero_grad()
+        xt.grad = None
+        out, _ = module(xt)
+        (out[-1].sum() * scale).backward()
+
+    return loop, fused
+
+
+def measure(quick: bool = False, cells=CELLS, sizes=None, progress=None) -> list[Row]:
+    """Time every cell at every size; torch columns are None when torch is not installed."""
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        torch = None
+    sizes = sizes or (QUICK_SIZES if quick else SIZES)
+    budget = 0.2 if quick else 0.6
+    rows = []
+    for cell in cells:
+        for d, T in sizes:
+            p = Params.random(cell, d, d, seed=0)
+            x = np.random.default_rng(1).normal(size=(T, d))
+            ours = best_ms(lambda p=p, x=x: trace(p, x), budget)
+            ref = best_ms(lambda p=p, x=x: reference_trace(p, x), budget, min_reps=2)
+            loop_ms = fused_ms = None
+            if torch is not None:
+                loop, fused = _torch_runners(cell, p, x)
+                loop_ms = best_ms(loop, budget, min_reps=2)
+                fused_ms = best_ms(fused, budget)
+            rows.append(Row(cell, d, T, ours, ref, loop_ms, fused_ms))
+            if progress:
+                progress(rows[-1])
+    return rows
+
+
+def environment() -> dict[str, object]:
+    info: dict[str, object] = {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"),
+        "seqviz_threads": 1,
+    }
+    try:
+        import numba
+
+        info["numba"] = numba.__version__
+        import torch
+
+        info["torch"] = torch.__version__
+        info["torch_threads"] = torch.get_num_threads()
+    except ImportError:
+        info["torch"] = None
+    return info
+
+
+def _fmt(v: float | None, spec: str) -> str:
+    return "-" if v is None else format(v, spec)
+
+
+def format_rows(rows: list[Row]) -> str:
+    head = (f"{'cell':5} {'d':>4} {'T':>5} | {'seqviz':>8} {'numpy':>8} {'torch loop':>10} "
+            f"{'fused':>8} | {'x numpy':>7} {'x loop':>7} {'x fused':>7}")  # fmt: skip
+    lines = ["Full trace (forward with every gate + BPTT to every step), best time in ms,", head]
+    for r in rows:
+        q = r.ratios()
+        lines.append(
+            f"{r.cell:5} {r.d:>4} {r.T:>5} | {r.seqviz_ms:8.2f} {r.numpy_ms:8.2f} "
+            f"{_fmt(r.torch_loop_ms, '10.2f')} {_fmt(r.torch_fused_ms, '8.2f')} | "
+            f"{_fmt(q['numpy'], '7.1f')} {_fmt(q['torch_loop'], '7.1f')} "
+            f"{_fmt(q['torch_fused'], '7.1f')}"
+        )
+    lines.append("x = how many times longer the other takes than seqviz (higher is better).")
+    return "\n".join(lines)
+
+
+def main(json_output: bool = False, quick: bool = False) -> int:
+    from seqviz.core import warmup
+
+    warmup()  # compile or load from cache before timing
+    show = None if json_output else (lambda r: print(f"  measured {r.cell} d={r.d} T={r.T}"))
+    rows = measure(quick=quick, progress=show)
+    env = environment()
+    if json_output:
+        data = {"environment": env, "rows": [asdict(r) | {"ratios": r.ratios()} for r in rows]}
+        print(json.dumps(data, indent=2))
+    else:
+        print(format_rows(rows))
+        print(
+            f"threads: seqviz 1, NumPy BLAS {env['blas_threads']}, "
+            f"torch {env.get('torch_threads', '-')}; {env['cpus']} CPUs"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m seqviz.bench", description=__doc__)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--quick", action="store_true")
+    ns = parser.parse_args()
+    raise SystemExit(main(json_output=ns.json, quick=ns.quick))
