@@ -17,6 +17,7 @@ SCENE_MODULES: tuple[str, ...] = (
     "seqviz.scenes.memory",
     "seqviz.scenes.gates",
     "seqviz.scenes.gradflow",
+    "seqviz.scenes.decoding",
 )
 
 _cache: dict[str, Scene] = {}

@@ -126,7 +126,7 @@ class ParamSpec:
         step = self.step or (1 if self.kind == "int" else 0.1)
         new = value + direction * step
         # Snap to the step grid so repeated nudges never drift (0.1 + 0.2 != 0.3).
-        new = round(round((new - self.min) / step) * step + self.min, 10)
+        new = round(round(new / step) * step, 10)
         new = min(max(new, self.min), self.max)  # type: ignore[type-var]
         return int(round(new)) if self.kind == "int" else float(new)
 

@@ -23,10 +23,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Footer, Static
@@ -150,11 +151,11 @@ class SeqvizApp(App[None]):
         if self._autoplay:
             self.play()
 
-    def on_resize(self) -> None:
-        self._apply_size_classes()
+    def on_resize(self, event: events.Resize) -> None:
+        self._apply_size_classes(event.size)
 
-    def _apply_size_classes(self) -> None:
-        width, height = self.size
+    def _apply_size_classes(self, size: Size | None = None) -> None:
+        width, height = size or self.size
         compact = width < COMPACT_WIDTH or height < COMPACT_HEIGHT
         if not self.screen_stack:
             return

@@ -65,6 +65,7 @@ class HelpScreen(ModalScreen[None]):
         params.add_column("meaning")
         for spec in self.scene.specs:
             params.add_row(spec.name, spec.allowed(), spec.help)
+        self.params_table = params
         scenes = "   ".join(f"{i} {t}" for i, t in enumerate(self.scene_titles, start=1))
         with VerticalScroll():
             yield Static(Text("seqviz keys", style="bold underline"))

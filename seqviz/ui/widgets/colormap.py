@@ -49,8 +49,9 @@ class Colormap:
             if self.log:
                 values = np.log10(np.maximum(np.abs(values), 1e-300))
             span = (self.vmax - self.vmin) or 1.0
-            scaled = np.where(finite, (values - self.vmin) / span, 0.0)
-        idx = np.clip((scaled * self.n).astype(np.int64), 0, self.n - 1)
+            scaled = np.clip(np.where(finite, (values - self.vmin) / span, 0.0), 0.0, 1.0)
+            scaled = np.nan_to_num(scaled, nan=0.0)
+        idx = np.minimum((scaled * self.n).astype(np.int64), self.n - 1)
         return np.where(finite, idx, self.n).astype(np.int16)
 
     def with_range(self, vmin: float, vmax: float) -> Colormap:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from rich.text import Text
@@ -39,7 +40,17 @@ def _int_ticks(lo: float, hi: float, count: int) -> list[float]:
     return [float(v) for v in np.arange(start, hi + step * 0.01, step)]
 
 
-class SeriesPlot(PlotextPlot):
+class SafePlot(PlotextPlot):
+    """A PlotextPlot whose drawing errors become a one-line message instead of a crash."""
+
+    def render(self) -> Any:
+        try:
+            return super().render()
+        except Exception as exc:  # plotext can fail on degenerate data; the app must not
+            return Text(f"(plot unavailable: {type(exc).__name__})", style="dim")
+
+
+class SeriesPlot(SafePlot):
     """Curves drawn up to an animation cursor, on a log y axis (non-positive/inf points skipped).
 
     The axis limits come from the full data so they stay still while the curves grow.
@@ -100,6 +111,7 @@ class SeriesPlot(PlotextPlot):
         plt = self.plt
         plt.clear_data()
         plt.clear_figure()
+        drawn = False
         for s in self._series:
             x = np.asarray(s.x, dtype=float)
             y = np.asarray(s.y, dtype=float)
@@ -108,6 +120,10 @@ class SeriesPlot(PlotextPlot):
             good = np.isfinite(y) & ((y > 0) if self.log_y else True)
             if good.any():
                 plt.plot(x[good].tolist(), y[good].tolist(), color=s.color, marker=s.marker)
+                drawn = True
+        if not drawn and self._ylim is not None:
+            # An invisible point keeps the axes in place before any curve has points.
+            plt.plot([self._xlim[0]], [self._ylim[1]], marker=" ", color=(0, 0, 0))
         self._axes()
         self.refresh()
 
@@ -141,7 +157,7 @@ class SeriesPlot(PlotextPlot):
         self._replot()
 
 
-class EigenPlot(PlotextPlot):
+class EigenPlot(SafePlot):
     """Eigenvalues of a matrix in the complex plane, with the unit circle for reference."""
 
     DEFAULT_CSS = """

@@ -1,0 +1,309 @@
+"""Scene 5, decoding tree: beam search grows step by step beside greedy, with the sampling cut-offs."""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Any
+
+from seqviz.scenes.base import ParamSpec, Scene
+
+MODELS = ("toy", "lstm", "file")
+MODEL_LABELS = {
+    "toy": "toy bigram (lesson)",
+    "lstm": "shipped LSTM (agreement grammar)",
+}
+
+SPECS = (
+    ParamSpec("width", "beam width", "int", 2, 1, 16, 1,
+              help="hypotheses kept per step; 1 is greedy"),
+    ParamSpec("alpha", "length norm alpha", "float", 0.7, 0.0, 2.0, 0.1,
+              help="finished hypotheses rank by logP / t^alpha; 0 is plain logP (the lesson's code)"),
+    ParamSpec("max_len", "max length", "int", 10, 1, 40, 1,
+              help="most tokens generated, </s> included (the lesson's code uses 6)"),
+    ParamSpec("temperature", "temperature", "float", 1.0, 0.1, 5.0, 0.1, recompute=False,
+              help="divides the logits of the selected node's distribution (sampling)"),
+    ParamSpec("top_k", "top-k", "int", 0, 0, 100, 1, recompute=False,
+              help="keep the k most probable next tokens; 0 keeps all"),
+    ParamSpec("top_p", "top-p", "float", 0.9, 0.05, 1.0, 0.05, recompute=False,
+              help="keep the smallest set whose probability reaches p; 1 keeps all"),
+    ParamSpec("model", "model", "choice", "toy", choices=MODELS,
+              help="toy bigram, the shipped LSTM, or the file named by path"),
+    ParamSpec("path", "model file", "text", "", min_length=0, max_length=400, live=False,
+              help="with model=file: a bigram table .json or a `seqviz train` .npz"),
+    ParamSpec("prompt", "prompt", "text", "", min_length=0, max_length=200, live=False,
+              help="words the model reads after <s> before decoding starts"),
+    ParamSpec("node", "selected node", "int", 0, 0, 99999, 1, recompute=False,
+              help="tree node whose next-token distribution is drawn (0 is the root)"),
+    ParamSpec("pruned", "pruned shown", "int", 3, 0, 100, 1, recompute=False,
+              help="pruned candidates listed under each node; the rest fold into one line"),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class DecodingResult:
+    """Everything the view draws: the beam history, the greedy run, and the final rankings.
+
+    Frames: frame 0 shows only the root; search step s takes two frames, 2s-1 (candidates
+    expanded and scored) and 2s (kept / finished / pruned decided).
+    """
+
+    values: Any
+    error: str | None = None
+    model_label: str = ""
+    model: Any = field(default=None, repr=False, compare=False)
+    prompt_ids: tuple[int, ...] = ()
+    root: Any = None  # Node
+    steps: tuple[Any, ...] = ()  # beam-search Step records, oldest first
+    nodes: Any = field(default_factory=lambda: MappingProxyType({}))  # id -> Node, whole tree
+    children: Any = field(default_factory=lambda: MappingProxyType({}))  # id -> child ids
+    greedy_steps: tuple[Any, ...] = ()  # greedy Step records
+    greedy: Any = None  # Node: where greedy ended
+    final: Any = None  # DecodeResult of the beam search
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.steps)
+
+    @property
+    def vocab(self) -> tuple[str, ...]:
+        return self.model.vocab if self.model is not None else ()
+
+    def words(self, node: Any) -> str:
+        """A node's generated tokens as text, joined as the model's level requires."""
+        from seqviz.decoding import join_tokens
+
+        return join_tokens(self.model, [self.vocab[t] for t in node.tokens])
+
+    def prompt_text(self) -> str:
+        from seqviz.decoding import BOS, join_tokens
+
+        return join_tokens(self.model, [BOS, *(self.vocab[t] for t in self.prompt_ids)])
+
+    def greedy_path(self) -> tuple[int, ...]:
+        return self.greedy.tokens if self.greedy is not None else ()
+
+    def on_greedy_path(self, node: Any) -> bool:
+        g = self.greedy_path()
+        return len(node.tokens) <= len(g) and g[: len(node.tokens)] == node.tokens
+
+    def distribution(self, node_id: int, temperature: float, top_k: int, top_p: float) -> Any:
+        """The selected node's next-token Distribution with the cut-offs (None if finished).
+
+        top_k 0 and top_p 1 mean no cut. The model is run on the node's path once per node.
+        """
+        from seqviz.decoding import filter_distribution
+
+        node = self.nodes.get(node_id)
+        if node is None or node.finished:
+            return None
+        lp = self._cache.get(node_id)
+        if lp is None:
+            state = self.model.start(self.prompt_ids + node.tokens)
+            lp = self.model.logprobs([state])[0]
+            self._cache[node_id] = lp
+        return filter_distribution(
+            lp,
+            self.vocab,
+            temperature,
+            top_k if top_k > 0 else None,
+            top_p if top_p < 1.0 else None,
+        )
+
+
+def frame_step(frame: int) -> tuple[int, bool]:
+    """(search step shown, whether its kept/pruned decision is shown) for an animation frame."""
+    if frame <= 0:
+        return 0, True
+    return (frame + 1) // 2, frame % 2 == 0
+
+
+@lru_cache(maxsize=4)
+def _load_file(path: str, mtime: float) -> Any:
+    from seqviz.decoding import load_bigram
+    from seqviz.decoding.rnnlm import RNNLM
+
+    del mtime  # part of the cache key only: a rewritten file is read again
+    if path.lower().endswith(".json"):
+        return load_bigram(path)
+    return RNNLM.load(path)
+
+
+@lru_cache(maxsize=1)
+def _shipped() -> Any:
+    from seqviz.decoding.rnnlm import shipped_model
+
+    return shipped_model()
+
+
+def load_model(model: str, path: str) -> tuple[Any, str]:
+    """(language model, label) for the model choice; ValueError in one sentence if unusable."""
+    from seqviz.decoding import toy_model
+
+    if model == "toy":
+        return toy_model(), MODEL_LABELS["toy"]
+    if model == "lstm":
+        return _shipped(), MODEL_LABELS["lstm"]
+    path = path.strip()
+    if not path:
+        raise ValueError("model=file needs a path: a bigram table .json or a `seqviz train` .npz.")
+    if not os.path.isfile(path):
+        raise ValueError(f"model file {path!r} does not exist (give a .json bigram or a .npz LM).")
+    lm = _load_file(path, os.path.getmtime(path))
+    kind = "bigram" if path.lower().endswith(".json") else f"{lm.params.cell} LM"
+    return lm, f"{os.path.basename(path)} ({kind})"
+
+
+def compute(v: Any) -> DecodingResult:
+    """Run beam search and greedy to the end, keeping every step for the animation.
+
+    User mistakes (a bad model file, an unknown prompt word) come back as `error`, drawn in the
+    scene as one line, instead of raising.
+    """
+    from seqviz.decoding import BeamSearch, Greedy
+
+    try:
+        model, label = load_model(v.model, v.path)
+        beam = BeamSearch(model, v.prompt, width=v.width, max_len=v.max_len, alpha=v.alpha)
+        final = beam.run()
+        greedy = Greedy(model, v.prompt, max_len=v.max_len, alpha=v.alpha)
+        greedy_best = greedy.run().best
+    except ValueError as exc:
+        return DecodingResult(values=v, error=str(exc))
+    nodes = beam.nodes()
+    kids: dict[int, list[int]] = {}
+    for node in sorted(nodes.values(), key=lambda n: n.id):
+        if node.parent >= 0:
+            kids.setdefault(node.parent, []).append(node.id)
+    return DecodingResult(
+        values=v,
+        model_label=label,
+        model=model,
+        prompt_ids=beam.prompt_ids,
+        root=beam.root,
+        steps=beam.history,
+        nodes=MappingProxyType(nodes),
+        children=MappingProxyType({k: tuple(c) for k, c in kids.items()}),
+        greedy_steps=greedy.history,
+        greedy=greedy_best,
+        final=final,
+    )
+
+
+@dataclass(frozen=True)
+class TreeRow:
+    """One line of the drawn tree: a node, or a fold line standing for hidden pruned siblings.
+
+    `guides[i]` is True when the ancestor at depth i+1 has siblings below it (draw a "│").
+    `status` is the node's status as of the frame ("pending" while candidates are only scored);
+    `rank` is the candidate's place in that step's ranking, for the scored phase.
+    """
+
+    node: Any  # Node, or None for a fold line
+    depth: int
+    guides: tuple[bool, ...]
+    last: bool  # the last line among its siblings
+    status: str
+    live: bool = False  # in the beam the next step extends
+    rank: int | None = None
+    folded: int = 0  # fold line: how many pruned siblings it hides
+    folded_max: float = 0.0  # fold line: the largest token probability among them
+
+
+def tree_rows(
+    result: DecodingResult, frame: int, pruned_shown: int, selected: int | None = None
+) -> list[TreeRow]:
+    """The tree at `frame`, depth first, best candidates first under each node.
+
+    Pruned children beyond `pruned_shown` per node fold into one line, except the selected node.
+    Candidates a node will keep are a prefix of its children by rank, so the scored and the decided
+    frames of a step show the same lines.
+    """
+    if result.root is None:
+        return []
+    s, decided = frame_step(min(frame, 2 * result.n_steps))
+    step = result.steps[s - 1] if s else None
+    if step is None:
+        live = {result.root.id}
+    else:
+        live = {n.id for n in (step.beam if decided else step.expanded)}
+    first_id = step.candidates[0].id if step is not None and step.candidates else 0
+    keep_path = set()
+    if selected is not None and selected in result.nodes:
+        node = result.nodes[selected]
+        while node.parent >= 0:
+            keep_path.add(node.id)
+            node = result.nodes[node.parent]
+    rows: list[TreeRow] = []
+
+    def status_of(node: Any) -> tuple[str, int | None]:
+        if node.depth == s and not decided:
+            return "pending", node.id - first_id + 1
+        return node.status, None
+
+    def visit(node: Any, guides: tuple[bool, ...], last: bool) -> None:
+        status, rank = status_of(node)
+        rows.append(TreeRow(node, node.depth, guides, last, status, node.id in live, rank))
+        kids = result.children.get(node.id, ())
+        if not kids or result.nodes[kids[0]].depth > s:
+            return
+        show = []
+        hidden = []
+        n_pruned = 0
+        for kid_id in kids:
+            kid = result.nodes[kid_id]
+            if kid.status != "pruned" or kid_id in keep_path:
+                show.append(kid)
+            elif n_pruned < pruned_shown:
+                show.append(kid)
+                n_pruned += 1
+            else:
+                hidden.append(kid)
+        sub = guides + (not last,) if node.parent >= 0 else guides
+        for i, kid in enumerate(show):
+            visit(kid, sub, i == len(show) - 1 and not hidden)
+        if hidden:
+            status = "pending" if hidden[0].depth == s and not decided else "pruned"
+            rows.append(
+                TreeRow(
+                    None,
+                    node.depth + 1,
+                    sub,
+                    True,
+                    status,
+                    folded=len(hidden),
+                    folded_max=max(h.token_prob for h in hidden),
+                )  # fmt: skip
+            )
+
+    visit(result.root, (), True)
+    return rows
+
+
+def frames(result: DecodingResult) -> int:
+    """Two frames per search step (scored, then decided); an error has none."""
+    return 2 * result.n_steps
+
+
+def prob(logprob: float) -> float:
+    return math.exp(logprob) if logprob > -745 else 0.0
+
+
+SCENE = Scene(
+    name="decoding",
+    title="Decoding tree",
+    summary=(
+        "Beam search grows its tree one step at a time beside greedy decoding; the selected "
+        "node's next-token distribution shows the temperature, top-k and top-p cut-offs. "
+        "Keys in the tree (tab to it, or click): up/down or k/j move between nodes, "
+        "p parent, b best hypothesis, g greedy's end."
+    ),
+    specs=SPECS,
+    compute=compute,
+    frames=frames,
+    view="seqviz.ui.views.decoding:DecodingView",
+)

@@ -1,0 +1,396 @@
+"""View of scene 5: the beam-search tree, greedy beside it, the selected node's bars, the ranking."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from seqviz.scenes.decoding import DecodingResult, frame_step, tree_rows
+from seqviz.ui.views.base import Panel, SceneView
+from seqviz.ui.widgets.beamtree import BEST, COLORS, GREEDY, MARKERS, BeamTree, fmt_prob
+from seqviz.ui.widgets.distribution import DistributionBars, summary
+from seqviz.ui.widgets.readout import Readout
+
+LEGEND = (
+    ("pending", "scored"),
+    ("kept", "kept"),
+    ("finished", "finished"),
+    ("pruned", "pruned"),
+)
+
+
+def legend_text() -> Text:
+    text = Text()
+    for status, word in LEGEND:
+        text.append(MARKERS[status] + " ", style=COLORS[status])
+        text.append(word + " ", style="#9e9e9e")
+    text.append("g", style=GREEDY)
+    text.append(" greedy ", style="#9e9e9e")
+    text.append("★", style=BEST)
+    text.append(" best ", style="#9e9e9e")
+    text.append("  ", style="on #173b2b")
+    text.append(" live beam", style="#9e9e9e")
+    return text
+
+
+class DecodingView(SceneView):
+    """Frames 2s-1 and 2s show search step s scored and then decided (see scenes.decoding)."""
+
+    SCOPED_CSS = False  # its rules follow the screen size classes (-compact, -tiny)
+
+    DEFAULT_CSS = """
+    DecodingView {
+        layout: horizontal;
+    }
+    DecodingView #dec-error {
+        display: none;
+        height: auto;
+        color: $error;
+        text-style: bold;
+        padding: 0 1;
+    }
+    DecodingView.-error #dec-error {
+        display: block;
+    }
+    DecodingView #dec-left {
+        width: 4fr;
+        height: 1fr;
+    }
+    DecodingView #dec-right {
+        width: 3fr;
+        height: 1fr;
+    }
+    DecodingView #cmp-panel {
+        height: auto;
+    }
+    DecodingView #rank-panel {
+        height: auto;
+        max-height: 45%;
+    }
+    DecodingView #compare, DecodingView #tree-info, DecodingView #dist-head,
+    DecodingView #dist-summary, DecodingView #tree-legend {
+        height: auto;
+        width: 1fr;
+    }
+    DecodingView #tree-info, DecodingView #dist-summary {
+        color: $text-muted;
+    }
+    .-compact DecodingView {
+        layout: vertical;
+    }
+    .-compact DecodingView #dec-left {
+        width: 1fr;
+        height: 1fr;
+    }
+    .-compact DecodingView #dec-right {
+        width: 1fr;
+        height: auto;
+    }
+    .-compact DecodingView #dist-panel {
+        height: 7;
+    }
+    .-compact DecodingView #rank-panel, .-compact DecodingView #tree-legend,
+    .-compact DecodingView #tree-info, .-compact DecodingView #dist-summary {
+        display: none;
+    }
+    .-compact DecodingView #compare {
+        max-height: 2;
+    }
+    .-tiny DecodingView #dec-right, .-tiny DecodingView #cmp-panel {
+        display: none;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.selected: int = 0  # the node actually shown as selected (visible at this frame)
+        self._dist_key: tuple | None = None
+        self._path: tuple[int, ...] | None = None  # the selection's tokens, kept across results
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="dec-error")
+        with Vertical(id="dec-left"):
+            yield Panel(
+                "greedy vs beam search",
+                "Greedy takes the single most probable word each step; the beam keeps several "
+                "hypotheses alive and compares whole sentences.",
+                Static("", id="compare"),
+                id="cmp-panel",
+            )
+            yield Panel(
+                "beam search tree",
+                "Each step every live hypothesis (green band) is extended by every word; the "
+                "candidates are ranked by total log P and only the best `width` survive.",
+                Static("", id="tree-info"),
+                BeamTree(id="tree"),
+                Static(legend_text(), id="tree-legend"),
+                short="Green band: hypotheses being extended. ↑↓ in the tree pick a node.",
+                id="tree-panel",
+            )
+        with Vertical(id="dec-right"):
+            yield Panel(
+                "next word after the selected node",
+                "Bars: P(next word), sharpened or flattened by temperature. Sampling draws only "
+                "above the dashed top-k / top-p lines; beam search scores with T = 1.",
+                Static("", id="dist-head"),
+                DistributionBars(id="bars"),
+                Static("", id="dist-summary"),
+                short="Sampling keeps only the words above the dashed cut lines",
+                id="dist-panel",
+            )
+            yield Panel(
+                "ranking of the hypotheses",
+                "norm: rank by log P / t^alpha (what beam search returns); plain: rank by log P, "
+                "which favours short sentences.",
+                Readout(id="ranking"),
+                id="rank-panel",
+            )
+
+    def on_mount(self) -> None:
+        # The comparison is self-explanatory in two lines; on small screens it gets no caption.
+        self.query_one("#cmp-panel .caption-short").styles.display = "none"
+        self.query_one(BeamTree).focus()
+
+    # --- the app's interface -------------------------------------------------------------------
+    def show_result(self, result: Any) -> None:
+        super().show_result(result)
+        self._dist_key = None
+        error = result.error
+        self.set_class(error is not None, "-error")
+        self.query_one("#dec-error", Static).update(
+            Text(f"⚠ {error}") if error else Text("")
+        )  # fmt: skip
+        if error is None and self._path is not None:
+            self._reselect(result)
+
+    def show_values(self, values: Any) -> None:
+        super().show_values(values)
+
+    def show_frame(self, frame: int) -> None:
+        super().show_frame(frame)
+        r: DecodingResult | None = self.result
+        if r is None:
+            return
+        if r.error is not None:
+            self._show_error_state(r)
+            return
+        v = self.values
+        s, decided = frame_step(frame)
+        self.selected = self._visible_selection(r, v.node, s)
+        self._path = r.nodes[self.selected].tokens
+        rows = tree_rows(r, frame, v.pruned, self.selected)
+        tree = self.query_one(BeamTree)
+        tree.set_tree(
+            rows,
+            self.selected,
+            greedy_path=r.greedy_path(),
+            best=r.final.best.id if frame >= 2 * r.n_steps and r.n_steps else None,
+            targets=self._targets(r, s),
+        )
+        self.query_one("#tree-info", Static).update(self._info(r, s, decided))
+        self.query_one("#compare", Static).update(self._compare(r, s, decided))
+        self.query_one("#ranking", Readout).set_builder(lambda w: self._ranking(r, s, decided, w))
+        self._show_distribution(r, s, decided)
+
+    def frame_label(self, frame: int) -> str:
+        r = self.result
+        if r is None or r.error is not None:
+            return "no tree"
+        s, decided = frame_step(frame)
+        if s == 0:
+            return f"step 0/{r.n_steps}: only <s>, press → to expand"
+        step = r.steps[s - 1]
+        if not decided:
+            n = len(step.candidates)
+            label = f"step {s}/{r.n_steps}: {n} candidates expanded and ranked by log P"
+        else:
+            label = (
+                f"step {s}/{r.n_steps}: kept {len(step.kept)}, finished "
+                f"{len(step.new_finished)}, pruned {len(step.pruned)}"
+            )
+            if step.stop:
+                label += f" · stopped: {step.stop}"
+        return label
+
+    # --- selection -----------------------------------------------------------------------------
+    def on_beam_tree_node_selected(self, message: BeamTree.NodeSelected) -> None:
+        message.stop()
+        self._select(message.node_id)
+
+    def _select(self, node_id: int) -> None:
+        set_param = getattr(self.app, "set_param", None)
+        if set_param is not None:
+            set_param("node", node_id)  # the app redraws through show_values
+
+    @staticmethod
+    def _visible_selection(r: DecodingResult, node_id: int, s: int) -> int:
+        """The node itself if it exists at step s, else its nearest ancestor that does."""
+        node = r.nodes.get(node_id)
+        if node is None:
+            return 0
+        while node.depth > s and node.parent >= 0:
+            node = r.nodes[node.parent]
+        return node.id
+
+    def _reselect(self, r: DecodingResult) -> None:
+        """After a recomputation, select the node with the same words (or its longest prefix)."""
+        by_tokens = {n.tokens: n.id for n in r.nodes.values()}
+        path = self._path or ()
+        while path and path not in by_tokens:
+            path = path[:-1]
+        target = by_tokens.get(path, 0)
+        if self.values is not None and target != self.values.node:
+            self.call_later(self._select, target)
+
+    @staticmethod
+    def _targets(r: DecodingResult, s: int) -> dict[str, int]:
+        targets = {}
+        best = _best_so_far(r, s)
+        if best is not None:
+            targets["best"] = best.id
+        greedy = r.greedy_path()
+        by_tokens = {n.tokens: n.id for n in r.nodes.values() if n.depth <= s}
+        for t in range(len(greedy), 0, -1):
+            if greedy[:t] in by_tokens:
+                targets["greedy"] = by_tokens[greedy[:t]]
+                break
+        return targets
+
+    # --- panels --------------------------------------------------------------------------------
+    def _show_error_state(self, r: DecodingResult) -> None:
+        self.query_one(BeamTree).set_tree([], None)
+        self.query_one("#tree-info", Static).update("")
+        self.query_one("#compare", Static).update(Text("no decoding: fix the model or prompt"))
+        self.query_one("#ranking", Readout).set_builder(lambda w: Text(""))
+        self.query_one(DistributionBars).set_distribution(None, message="")
+        self.query_one("#dist-head", Static).update("")
+        self.query_one("#dist-summary", Static).update("")
+
+    def _info(self, r: DecodingResult, s: int, decided: bool) -> Text:
+        v = r.values
+        text = Text()
+        text.append(r.model_label, style="bold")
+        text.append(f" · width {v.width} · alpha {v.alpha:g} · max {v.max_len} · ")
+        text.append(f"prompt: {r.prompt_text()}")
+        return text
+
+    def _compare(self, r: DecodingResult, s: int, decided: bool) -> Text:
+        """Greedy's sentence so far and the beam's best so far, with their probabilities."""
+        g_nodes = [_chosen(step) for step in r.greedy_steps[:s]]
+        g_node = g_nodes[-1] if g_nodes else None
+        g_done = s >= len(r.greedy_steps)
+        b_node = _best_so_far(r, s)
+        b_done = s >= r.n_steps
+        label_w = 10
+        rows = [
+            ("greedy", g_node, g_done, GREEDY),
+            (f"beam w={r.values.width}", b_node, b_done, BEST),
+        ]
+        words = [r.words(n) if n is not None and n.depth else "<s>" for _, n, _, _ in rows]
+        words_w = max(len(w) for w in words) + 2
+        text = Text()
+        for i, ((label, node, done, style), w) in enumerate(zip(rows, words, strict=True)):
+            if i:
+                text.append("\n")
+            text.append(label.ljust(label_w), style=style)
+            text.append(w.ljust(words_w), style="bold")
+            if node is not None and node.depth:
+                text.append(f"p={_p(node.logprob)}  log P={node.logprob:.2f}")
+                state = "done" if done else ("finished" if node.finished else "so far")
+                text.append(f"  {state}", style="#9e9e9e")
+        if g_done and b_done and g_node is not None and b_node is not None:
+            ratio = math.exp(b_node.logprob - g_node.logprob)
+            if b_node.tokens == g_node.tokens:
+                verdict = "beam and greedy agree"
+            else:
+                verdict = f"beam's sentence is {ratio:.2f}x as probable as greedy's"
+            text.append("\n" + verdict, style="italic #9e9e9e")
+        return text
+
+    def _ranking(self, r: DecodingResult, s: int, decided: bool, width: int = 60) -> Any:
+        """Finished (and still live) hypotheses, by logP/t^alpha, with the plain-logP rank."""
+        if s == 0:
+            return Text("nothing finished yet", style="#9e9e9e")
+        step = r.steps[s - 1]
+        finished = (
+            list(step.finished) if decided else list(r.steps[s - 2].finished if s > 1 else ())
+        )
+        live = list(step.beam) if decided and step.stop else []
+        hyps = finished + live
+        if not hyps:
+            return Text("nothing finished yet", style="#9e9e9e")
+        alpha = r.values.alpha
+        by_score = sorted(hyps, key=lambda n: (not n.finished, -n.score))
+        by_logp = sorted(hyps, key=lambda n: (not n.finished, -n.logprob))
+        logp_rank = {n.id: i + 1 for i, n in enumerate(by_logp)}
+        table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold", expand=False)
+        table.add_column("norm", justify="right", no_wrap=True)
+        table.add_column("plain", justify="right", no_wrap=True, style="#9e9e9e")
+        hyp_w = max(8, width - 32)
+        table.add_column("hypothesis", overflow="ellipsis", no_wrap=True, width=hyp_w)
+        table.add_column("t", justify="right", no_wrap=True)
+        table.add_column("p", justify="right", no_wrap=True)
+        table.add_column(f"/t^{alpha:g}", justify="right", no_wrap=True)
+        for i, n in enumerate(by_score[:12]):
+            style = "bold" if i == 0 else ""
+            words = r.words(n) + ("" if n.finished else " (live)")
+            table.add_row(
+                f"{i + 1}", f"{logp_rank[n.id]}", words, f"{n.depth}", _p(n.logprob),
+                f"{n.score:.3f}", style=style,
+            )  # fmt: skip
+        return table
+
+    def _show_distribution(self, r: DecodingResult, s: int, decided: bool) -> None:
+        v = self.values
+        node = r.nodes[self.selected]
+        head = Text()
+        head.append("after ", style="#9e9e9e")
+        words = r.words(node)
+        head.append(r.prompt_text() + (" " + words if words else ""), style="bold")
+        status = "root" if node.parent < 0 else node.status
+        head.append(f"  (node {node.id}, {status})", style="#9e9e9e")
+        self.query_one("#dist-head", Static).update(head)
+        bars = self.query_one(DistributionBars)
+        key = (id(r), node.id, v.temperature, v.top_k, v.top_p, s, decided)
+        if key == self._dist_key:
+            return
+        self._dist_key = key
+        if node.finished:
+            bars.set_distribution(None, message="</s> ends this hypothesis: nothing follows it.")
+            self.query_one("#dist-summary", Static).update("")
+            return
+        dist = r.distribution(node.id, v.temperature, v.top_k, v.top_p)
+        marks = {}
+        for kid_id in r.children.get(node.id, ()):
+            kid = r.nodes[kid_id]
+            if kid.depth < s or (kid.depth == s and decided):
+                marks[kid.token] = kid.status
+            elif kid.depth == s:
+                marks[kid.token] = "pending"
+        bars.set_distribution(dist, marks)
+        self.query_one("#dist-summary", Static).update(summary(dist))
+
+
+def _chosen(step: Any) -> Any:
+    """The token greedy took at this step (its only kept or finished candidate)."""
+    return next(c for c in step.candidates if c.status != "pruned")
+
+
+def _best_so_far(r: DecodingResult, s: int) -> Any:
+    """The best finished hypothesis after step s (by score), else the most probable live one."""
+    if s == 0:
+        return r.root
+    step = r.steps[s - 1]
+    if step.finished:
+        return step.finished[0]
+    return step.beam[0] if step.beam else None
+
+
+def _p(logprob: float) -> str:
+    return fmt_prob(math.exp(logprob)) if logprob > -745 else "0"

@@ -1,0 +1,274 @@
+"""Beam-search tree drawn with the line API: one node per line, scrolled to keep the selection."""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from seqviz.scenes.decoding import TreeRow
+
+NUMBERS = 18  # flags (3) + p(token) (7) + log P (8)
+MARKERS = {
+    "root": "◆",
+    "pending": "○",
+    "kept": "●",
+    "finished": "■",
+    "pruned": "✗",
+}
+COLORS = {
+    "root": "bold #e0e0e0",
+    "pending": "#ffd54f",
+    "kept": "#5fd787",
+    "finished": "bold #ffaf00",
+    "pruned": "#6c6c6c",
+}
+LIVE_BG = "#173b2b"
+SELECTED_BG = "#3a3a78"
+GREEDY = "bold #ff8c42"
+BEST = "bold #ffd700"
+
+
+def fmt_prob(p: float) -> str:
+    """A probability in 5 characters: 0.500, 0.003, 2e-05."""
+    if p >= 0.0005 or p == 0.0:
+        return f"{p:.3f}"
+    return f"{p:.0e}"
+
+
+def fmt_logp(lp: float) -> str:
+    if lp == float("-inf"):
+        return "-inf"
+    return f"{lp:.2f}"
+
+
+class BeamTree(ScrollView, inherit_bindings=False, can_focus=True):
+    """The decoding tree at one frame; up/down move a node cursor, p/b/g jump to nodes.
+
+    The header line stays put while the rows scroll under it. Left/right/home/end stay the
+    app's frame keys even while the tree has focus.
+    """
+
+    BINDINGS = [
+        Binding("up,k", "move(-1)", "prev node", key_display="↑"),
+        Binding("down,j", "move(1)", "next node", key_display="↓"),
+        Binding("pageup", "page(-1)", "page up", show=False),
+        Binding("pagedown", "page(1)", "page down", show=False),
+        Binding("p", "jump('parent')", "parent"),
+        Binding("b", "jump('best')", "best"),
+        Binding("g", "jump('greedy')", "greedy"),
+        Binding("left", "app.step(-1)", "back", show=False),
+        Binding("right", "app.step(1)", "step", show=False),
+        Binding("home", "app.home", "start", show=False),
+        Binding("end", "app.end", "end", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    BeamTree {
+        height: 1fr;
+        width: 1fr;
+        scrollbar-size-vertical: 1;
+        scrollbar-size-horizontal: 0;
+    }
+    BeamTree:focus {
+        background-tint: $accent 4%;
+    }
+    """
+
+    class NodeSelected(Message):
+        """The user picked node `node_id` (keys or a click)."""
+
+        def __init__(self, node_id: int) -> None:
+            super().__init__()
+            self.node_id = node_id
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.rows: list[TreeRow] = []
+        self.selected: int | None = None
+        self.greedy_path: tuple[int, ...] = ()
+        self.best: int | None = None
+        self._targets: dict[str, int] = {}
+        self._strips: dict[int, Strip] = {}
+        self._indent = 3
+
+    # --- data in -------------------------------------------------------------------------------
+    def set_tree(
+        self,
+        rows: list[TreeRow],
+        selected: int | None,
+        *,
+        greedy_path: tuple[int, ...] = (),
+        best: int | None = None,
+        targets: dict[str, int] | None = None,
+    ) -> None:
+        """New rows (from scenes.decoding.tree_rows), the selected node, and the jump targets."""
+        self.rows = rows
+        self.selected = selected
+        self.greedy_path = greedy_path
+        self.best = best
+        self._targets = dict(targets or {})
+        self._strips.clear()
+        self._layout()
+        self.refresh()
+        self.call_after_refresh(self.scroll_to_selected)
+
+    def selected_row(self) -> int | None:
+        for i, row in enumerate(self.rows):
+            if row.node is not None and row.node.id == self.selected:
+                return i
+        return None
+
+    # --- keys and mouse ------------------------------------------------------------------------
+    def _node_rows(self) -> list[int]:
+        return [i for i, r in enumerate(self.rows) if r.node is not None]
+
+    def action_move(self, delta: int) -> None:
+        rows = self._node_rows()
+        if not rows:
+            return
+        here = self.selected_row()
+        if here is None:
+            target = rows[0]
+        else:
+            pos = rows.index(here) + delta
+            target = rows[max(0, min(pos, len(rows) - 1))]
+        self._pick(self.rows[target].node.id)
+
+    def action_page(self, direction: int) -> None:
+        self.action_move(direction * max(1, self.scrollable_content_region.height - 2))
+
+    def action_jump(self, where: str) -> None:
+        if where == "parent":
+            row = self.selected_row()
+            node = self.rows[row].node if row is not None else None
+            if node is not None and node.parent >= 0:
+                self._pick(node.parent)
+            return
+        target = self._targets.get(where)
+        if target is not None:
+            self._pick(target)
+
+    def _pick(self, node_id: int) -> None:
+        if node_id != self.selected:
+            self.post_message(self.NodeSelected(node_id))
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y < 1:
+            return
+        index = int(self.scroll_offset.y) + offset.y - 1
+        if 0 <= index < len(self.rows) and self.rows[index].node is not None:
+            self._pick(self.rows[index].node.id)
+
+    def scroll_to_selected(self) -> None:
+        index = self.selected_row()
+        if index is None:
+            return
+        height = max(1, self.scrollable_content_region.height - 1)
+        top = int(self.scroll_offset.y)
+        if index < top:
+            self.scroll_to(y=index, animate=False)
+        elif index >= top + height:
+            self.scroll_to(y=index - height + 1, animate=False)
+
+    # --- drawing -------------------------------------------------------------------------------
+    def on_resize(self) -> None:
+        self._strips.clear()
+        self._layout()
+        self.call_after_refresh(self.scroll_to_selected)
+
+    def _layout(self) -> None:
+        width = max(1, self.scrollable_content_region.width)
+        depth = max((r.depth for r in self.rows), default=0)
+        longest = max((len(r.node.text) for r in self.rows if r.node is not None), default=4)
+        room = width - NUMBERS - 1 - 2 - min(longest, 12)
+        self._indent = 3 if depth * 3 <= room else 2
+        self.virtual_size = Size(width, len(self.rows) + 1)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        if y == 0:
+            return self._header(width)
+        index = int(self.scroll_offset.y) + y - 1
+        if not 0 <= index < len(self.rows):
+            return Strip.blank(width)
+        strip = self._strips.get(index)
+        if strip is None:
+            strip = self._row_strip(self.rows[index], width)
+            self._strips[index] = strip
+        return strip
+
+    def _header(self, width: int) -> Strip:
+        style = Style(color="#9e9e9e", bold=True)
+        left = " token"
+        right = "p(tok)".rjust(10) + "log P".rjust(8)
+        text = left + " " * max(0, width - len(left) - len(right)) + right
+        return Strip([Segment(text[:width], style)], min(width, len(text))).extend_cell_length(
+            width
+        )
+
+    def _row_strip(self, row: TreeRow, width: int) -> Strip:
+        node = row.node
+        selected = node is not None and node.id == self.selected
+        bg = SELECTED_BG if selected else (LIVE_BG if row.live else None)
+        base = Style(bgcolor=bg)
+        dim = row.status == "pruned"
+        segs: list[Segment] = [
+            Segment("▸" if selected else " ", Style(color="#ffd54f", bold=True) + base)
+        ]
+        step = self._indent
+        guide = Style(color="#5f5f87") + base
+        for more in row.guides:
+            segs.append(Segment(("│" if more else " ").ljust(step), guide))
+        if row.depth > 0:
+            segs.append(Segment(("└" if row.last else "├") + "─" * (step - 2) + " ", guide))
+        color = Style.parse(COLORS.get(row.status, "")) + base
+        if node is None:
+            verb = "candidates" if row.status == "pending" else "pruned"
+            text = f"⋯ {row.folded} more {verb} (p ≤ {fmt_prob(row.folded_max)})"
+            segs.append(Segment(text, Style(color="#6c6c6c", italic=True) + base))
+            return self._finish(segs, [], width, base)
+        segs.append(Segment(MARKERS.get(row.status, "?") + " ", color))
+        token_style = Style(color="#6c6c6c") if dim else Style(bold=row.live or selected)
+        if row.status == "finished":
+            token_style = Style.parse(COLORS["finished"])
+        segs.append(Segment(node.text, token_style + base))
+        if row.rank is not None:
+            segs.append(Segment(f" #{row.rank}", Style.parse(COLORS["pending"]) + base))
+        flag_best = node.id == self.best
+        on_greedy = (
+            node.depth > 0
+            and len(node.tokens) <= len(self.greedy_path)
+            and self.greedy_path[: len(node.tokens)] == node.tokens
+        )
+        num_style = Style(color="#6c6c6c" if dim else "#d0d0d0") + base
+        right = [
+            Segment(" ★" if flag_best else "  ", Style.parse(BEST) + base),
+            Segment("g" if on_greedy else " ", Style.parse(GREEDY) + base),
+            Segment("" if node.depth == 0 else fmt_prob(node.token_prob).rjust(7), num_style),
+            Segment(fmt_logp(node.logprob).rjust(8 if node.depth else 15), num_style),
+        ]
+        return self._finish(segs, right, width, base)
+
+    @staticmethod
+    def _finish(left: list[Segment], right: list[Segment], width: int, base: Style) -> Strip:
+        right_len = sum(len(s.text) for s in right)
+        left_strip = Strip(left).crop(0, max(0, width - right_len))
+        pad = width - left_strip.cell_length - right_len
+        parts = [left_strip, Strip([Segment(" " * max(0, pad), base)], max(0, pad))]
+        parts.append(Strip(right, right_len))
+        return Strip.join(parts).crop(0, width).extend_cell_length(width)
+
+    def row_text(self, index: int) -> str:
+        """Plain text of one row (for tests and screen readers)."""
+        width = max(40, self.scrollable_content_region.width)
+        return "".join(s.text for s in self._row_strip(self.rows[index], width)).rstrip()
+
+    def region_of(self, index: int) -> Region:
+        return Region(0, index + 1, self.scrollable_content_region.width, 1)

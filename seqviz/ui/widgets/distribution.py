@@ -1,0 +1,135 @@
+"""Next-token distribution as horizontal bars, with the temperature, top-k and top-p cut-offs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from rich.text import Text
+from textual.widget import Widget
+
+from seqviz.ui.widgets.beamtree import COLORS, MARKERS, fmt_prob
+
+BAR = "#5f87d7"
+BAR_CUT = "#4e4e4e"
+TICK = "#ff5f87"
+CUT_LINE = "#ffaf00"
+EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def bar_cells(value: float, width: int) -> str:
+    """A bar of `value` (0..1) times `width` cells, in eighths of a cell."""
+    eighths = int(round(max(0.0, min(1.0, value)) * width * 8))
+    full, rest = divmod(eighths, 8)
+    text = "█" * full + (EIGHTHS[rest] if rest else "")
+    return text.ljust(width)[:width]
+
+
+class DistributionBars(Widget):
+    """Bars of P(next token) after the selected node, most probable first.
+
+    Each bar is the tempered probability on an absolute 0..1 scale (a "│" tick marks the
+    temperature-1 value when T != 1); a dashed line is drawn where top-k and top-p cut; the right
+    column is the renormalised probability sampling would use, "—" for cut tokens. The marker
+    before a token says what beam search did with that child (● kept, ■ finished, ✗ pruned).
+    """
+
+    DEFAULT_CSS = """
+    DistributionBars {
+        height: 1fr;
+        width: 1fr;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._dist: Any = None
+        self._message = "select a node"
+        self._marks: dict[int, str] = {}
+
+    def set_distribution(
+        self, dist: Any, marks: dict[int, str] | None = None, message: str = ""
+    ) -> None:
+        """A Distribution (seqviz.decoding.filters) and the tree status of each child token."""
+        self._dist = dist
+        self._marks = dict(marks or {})
+        self._message = message
+        self.refresh()
+
+    def render(self) -> Text:
+        dist = self._dist
+        width, height = self.size
+        if dist is None:
+            return Text(self._message, style="italic #9e9e9e")
+        order = [int(i) for i in dist.order if dist.tempered[i] > 0.0]
+        n_zero = len(dist.order) - len(order)
+        tok_w = min(12, max(4, max((len(dist.vocab[i]) for i in order), default=4)))
+        bar_w = max(4, width - tok_w - 2 - 1 - 6 - 7)
+        k_cut = dist.top_k if dist.top_k is not None and dist.top_k < len(order) else None
+        nucleus = [i for i in order if dist.in_top_p[i]]
+        top_k_set = [i for i in order if dist.in_top_k[i]]
+        p_cut = len(nucleus) if len(nucleus) < len(top_k_set) else None
+
+        lines: list[tuple[int | None, Text]] = []  # (token or None for a cut line, text)
+        for pos, tok in enumerate(order):
+            if k_cut is not None and pos == k_cut:
+                lines.append((None, self._cut(f"top-k = {k_cut}", width)))
+            if p_cut is not None and pos == p_cut:
+                mass = float(dist.tempered[nucleus].sum() / dist.tempered[top_k_set].sum())
+                label = f"top-p {dist.top_p:.2f} reached: Σ {mass:.3f}"
+                lines.append((None, self._cut(label, width)))
+            lines.append((tok, self._bar(dist, tok, tok_w, bar_w)))
+        room = max(1, height)
+        if len(lines) > room:
+            hidden = [tok for tok, _ in lines[room - 1 :] if tok is not None]
+            mass = float(dist.tempered[hidden].sum()) if hidden else 0.0
+            note = f"⋯ {len(hidden)} more tokens (Σ p = {fmt_prob(mass)})"
+            lines = lines[: room - 1] + [(None, Text(note, style="italic #9e9e9e"))]
+        elif n_zero and len(lines) < room:
+            lines.append((None, Text(f"+ {n_zero} tokens with p = 0", style="#6c6c6c")))
+        return Text("\n").join(line for _, line in lines)
+
+    def _bar(self, dist: Any, tok: int, tok_w: int, bar_w: int) -> Text:
+        stage = dist.stage(tok)
+        kept = stage == "kept"
+        mark = self._marks.get(tok)
+        line = Text()
+        if mark:
+            line.append(MARKERS[mark], style=COLORS[mark])
+        else:
+            line.append(" ")
+        name = dist.vocab[tok]
+        name = name if len(name) <= tok_w else name[: tok_w - 1] + "…"
+        line.append(" " + name.ljust(tok_w) + " ", style="bold" if kept else "#8a8a8a")
+        cells = list(bar_cells(float(dist.tempered[tok]), bar_w))
+        colour = BAR if kept else BAR_CUT
+        tick = None
+        if dist.temperature != 1.0:
+            tick = min(bar_w - 1, int(float(dist.probs[tok]) * bar_w))
+        for x, ch in enumerate(cells):
+            if x == tick:
+                line.append("│", style=f"bold {TICK}")
+            else:
+                line.append(ch, style=colour)
+        line.append(" " + fmt_prob(float(dist.tempered[tok])).rjust(5), style="" if kept else "dim")
+        final = fmt_prob(float(dist.final[tok])) if kept else stage if stage != "kept" else ""
+        line.append(" →" + final.rjust(5) if kept else f" {final:>6}", style=(
+            "bold #5fd787" if kept else "#8a8a8a"))  # fmt: skip
+        return line
+
+    @staticmethod
+    def _cut(label: str, width: int) -> Text:
+        label = f" {label} "
+        left = 3
+        right = max(0, width - left - len(label))
+        return Text("┄" * left + label + "┄" * right, style=CUT_LINE)
+
+
+def summary(dist: Any) -> str:
+    """One line: what the cut-offs leave for sampling."""
+    n = int(np.count_nonzero(dist.in_top_p))
+    parts = [f"T={dist.temperature:g}"]
+    parts.append(f"top-k {dist.top_k}" if dist.top_k is not None else "top-k off")
+    parts.append(f"top-p {dist.top_p:.2f}" if dist.top_p is not None else "top-p off")
+    noun = "token" if n == 1 else "tokens"
+    return " · ".join(parts) + f" → {n} {noun} can be sampled"

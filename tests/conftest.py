@@ -1,0 +1,33 @@
+"""Shared test fixtures: a deterministic app factory (no animation timer, no cursor blink)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture
+def make_app() -> Callable[..., Any]:
+    """Build a SeqvizApp that never animates on its own, so screens are deterministic."""
+
+    def factory(scene: str = "vanishing", values: Mapping[str, Any] | None = None, **kw: Any):
+        from seqviz.ui.app import SeqvizApp
+
+        kw.setdefault("animate", False)
+        return SeqvizApp(scene=scene, values=values, **kw)
+
+    return factory
+
+
+async def settle(app: Any, pilot: Any) -> None:
+    """Wait until the app's current parameters are computed and painted."""
+    await app.until_ready()
+    await pilot.pause()
+    await pilot.pause()
+
+
+@pytest.fixture
+def ready() -> Callable[[Any, Any], Any]:
+    return settle

@@ -1,0 +1,309 @@
+"""Pilot tests of the app: every binding, scene switches, parameters from keys/palette/CLI."""
+
+from __future__ import annotations
+
+import pytest
+
+from seqviz.scenes import scene_names
+
+
+async def test_opens_on_scene_with_values(make_app, ready):
+    app = make_app("vanishing", {"rho": 1.2, "steps": 100})
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        assert app.values.rho == 1.2 and app.values.steps == 100
+        assert app.result.T == 100
+        assert app.frame == app.n_frames == 200  # opens on the whole picture
+        assert app.query_one("#tab-vanishing").has_class("-active")
+        assert not app.query_one("#notice").display  # the compile notice is gone
+
+
+async def test_number_keys_switch_every_scene(make_app, ready):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        for number, name in enumerate(scene_names(), start=1):
+            await pilot.press(str(number))
+            await ready(app, pilot)
+            assert app.scene.name == name
+            assert app.query_one(f"#view-{name}") is not None
+            assert app.result is not None and type(app.result).__module__.endswith(name)
+        await pilot.press("9")  # no scene 9: nothing happens
+        assert app.scene.name == scene_names()[-1]
+
+
+async def test_clicking_a_tab_switches_scene(make_app, ready):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        await pilot.click("#tab-memory")
+        await ready(app, pilot)
+        assert app.scene.name == "memory"
+
+
+async def test_step_home_end_and_play(make_app, ready):
+    app = make_app("memory", animate=True, speed=60)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        n = app.n_frames
+        await pilot.press("home")
+        assert app.frame == 0
+        await pilot.press("right", "right", "right")
+        assert app.frame == 3
+        await pilot.press("left")
+        assert app.frame == 2
+        await pilot.press("end")
+        assert app.frame == n
+        await pilot.press("space")  # at the end: plays again from the start
+        assert app.playing and app.frame < n
+        await pilot.pause(0.3)
+        assert 0 < app.frame
+        await pilot.press("space")
+        assert not app.playing
+        frozen = app.frame
+        await pilot.pause(0.2)
+        assert app.frame == frozen
+
+
+async def test_play_runs_to_the_end_and_stops(make_app, ready):
+    app = make_app("memory", {"steps": 10}, animate=True, speed=60)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        app.play()
+        for _ in range(100):  # the machine may be busy: wait up to ~5 s for the timer
+            if not app.playing:
+                break
+            await pilot.pause(0.05)
+        assert app.frame == app.n_frames == 10 and not app.playing
+
+
+async def test_plus_minus_brackets_change_the_focused_parameter(make_app, ready):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        app.focus_param("rho")
+        await pilot.press("plus")
+        await ready(app, pilot)
+        assert app.values.rho == pytest.approx(1.05)
+        await pilot.press("right_square_bracket", "equals_sign")
+        assert app.values.rho == pytest.approx(1.15)
+        await pilot.press("minus", "left_square_bracket")
+        await ready(app, pilot)
+        assert app.values.rho == pytest.approx(1.05)
+        assert max(abs(app.result.eigenvalues)) == pytest.approx(1.05)
+        await pilot.press("tab")  # focus moves to the next parameter
+        await pilot.press("plus")
+        await ready(app, pilot)
+        assert app.values.hidden == 72 and app.result.h.shape[1] == 72
+
+
+async def test_up_down_move_between_parameters(make_app, ready):
+    app = make_app("memory")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        app.focus_param("w")
+        await pilot.press("down")
+        await pilot.press("plus")
+        await ready(app, pilot)
+        assert app.values.forget_bias == 5.5 and app.values.w == 0.9
+
+
+async def test_mouse_clicks_the_arrows(make_app, ready):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        row = app.query_one("#param-rho")
+        right = row.region.right - 2  # the ▸ arrow, inside the row's padding
+        await pilot.click(offset=(right, row.region.y))
+        await ready(app, pilot)
+        assert app.values.rho == pytest.approx(1.05)
+        left = row.region.right - 2 - len(row.spec.format(row.value)) - 2
+        await pilot.click(offset=(left, row.region.y))
+        await ready(app, pilot)
+        assert app.values.rho == pytest.approx(1.0)
+
+
+async def test_reset_restores_defaults(make_app, ready):
+    app = make_app("vanishing", {"rho": 2.0, "seed": 3})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("r")
+        await ready(app, pilot)
+        assert app.values == app.scene.defaults()
+
+
+async def test_speed_keys(make_app, ready):
+    app = make_app(speed=20)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("greater_than_sign")
+        assert app.speed == 30
+        await pilot.press("less_than_sign", "less_than_sign")
+        assert app.speed == 15
+        await pilot.press("full_stop")
+        assert app.speed == 20
+        with pytest.raises(ValueError, match="from 1 to 60"):
+            app.set_speed(500)
+
+
+async def test_help_screen_opens_and_closes(make_app, ready):
+    from seqviz.ui.help import HelpScreen
+
+    app = make_app("memory")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        names = list(app.screen.params_table.columns[0].cells)
+        assert names == ["w", "forget_bias", "steps"]
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_q_quits(make_app, ready):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.return_code == 0 and not app.is_running
+
+
+async def test_palette_sets_a_parameter_by_name_and_value(make_app, ready):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"rho 1.2")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await ready(app, pilot)
+        assert app.values.rho == pytest.approx(1.2)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"scene memory")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await ready(app, pilot)
+        assert app.scene.name == "memory"
+
+
+async def test_palette_refuses_out_of_range(make_app, ready):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"rho 99")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.values.rho == 1.0
+
+
+async def test_typed_text_drives_the_gates_scene(make_app, ready):
+    app = make_app("gates")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        field = app.query_one("#param-text")
+        field.focus()
+        field.value = ""
+        await pilot.press(*"hello")
+        await ready(app, pilot)
+        assert app.values.text == "hello" and app.result.T == 5
+        app.focus_param("cell")
+        await pilot.press("plus")
+        await ready(app, pilot)
+        assert app.result.cell == "gru"
+        assert not app.query_one("#gate-4").display  # GRU shows r, z, n, h only
+        app.focus_param("unit")
+        await pilot.press("plus", "plus")
+        await pilot.pause()
+        assert app.values.unit == 2
+        assert "unit 2" in str(app.query_one("#unit-panel").border_title)
+
+
+async def test_programmatic_interface(make_app, ready):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        app.set_scene("memory", {"w": 1.5})
+        app.set_param("forget_bias", "10")
+        await ready(app, pilot)
+        assert (app.scene.name, app.values.w, app.values.forget_bias) == ("memory", 1.5, 10.0)
+        assert f"{app.result.lstm_c[-1]:.3f}" == "0.942"
+        app.home()
+        app.step(5)
+        assert app.frame == 5
+        app.set_banner("The forget gate keeps the pulse")
+        await pilot.pause()
+        assert app.query_one("#banner").display
+        app.set_banner(None)
+        await pilot.pause()
+        assert not app.query_one("#banner").display
+        with pytest.raises(ValueError, match="no parameter 'rho'"):
+            app.set_param("rho", 1)
+        with pytest.raises(ValueError, match="unknown scene"):
+            app.set_scene("nope")
+
+
+async def test_overflow_is_drawn_and_reported(make_app, ready):
+    app = make_app("vanishing", {"rho": 3.0, "nonlinearity": "linear", "steps": 1000})
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        assert app.result.overflow is not None
+        status = str(app.query_one("#status").render())
+        assert f"overflow at step {app.result.overflow.step}" in status
+        readout = str(app.query_one("#readout").render_lines(app.query_one("#readout").region)[0])
+        assert "overflow" in readout or app.query_one("#readout").region.height > 0
+        heatmap = app.query_one("#h-heatmap")
+        assert (heatmap._bins == heatmap._cmap.nonfinite_bin).any()
+
+
+async def test_resize_small_and_back(make_app, ready):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        for name in scene_names():
+            app.set_scene(name)
+            await ready(app, pilot)
+            for size in ((40, 12), (80, 24), (200, 60), (20, 6), (160, 50)):
+                await pilot.resize_terminal(*size)
+                await pilot.pause()
+            assert app.screen.has_class("-compact") is False
+
+
+async def test_cli_values_reach_the_app(make_app, ready):
+    from dataclasses import asdict
+
+    from seqviz.cli import build_parser
+    from seqviz.commands.app import resolve
+
+    args = build_parser().parse_args(
+        ["--scene", "vanishing", "--set", "rho=1.2", "--set", "steps=100"]
+    )
+    name, values = resolve(args)
+    app = make_app(name, asdict(values))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        assert (app.values.rho, app.values.steps, app.result.T) == (1.2, 100, 100)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["--scene", "nope"],
+            "unknown scene 'nope'; scenes are vanishing, memory, gates, gradflow",
+        ),
+        (["--set", "rho=9"], "rho must be a number from 0.05 to 3.00"),
+        (["--set", "zzz=1"], "its parameters are rho, hidden, steps"),
+        (["--scene", "memory", "--set", "w"], "--set expects NAME=VALUE"),
+        (["--weights", "/no/such/file.npz"], "no such weights file"),
+    ],
+)
+def test_cli_errors_are_one_line(argv, message, capsys):
+    from seqviz.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("seqviz: error: ") and message in err
+    assert err.count("\n") == 1
