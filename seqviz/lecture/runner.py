@@ -121,6 +121,9 @@ class DemoApp(SeqvizApp):
             result = self.result
             nodes = getattr(result, "nodes", {}) or {}
             want = " ".join(str(what).split())
+            if want == "<s>":  # the root: what the model predicts right after the prompt
+                self.set_param("node", 0)
+                return
             for node_id, node in sorted(nodes.items()):
                 if " ".join(result.words(node).split()) == want:
                     self.set_param("node", node_id)

@@ -100,7 +100,8 @@ def _select_arg(name: str, text: str, scene: Any) -> Any:
     if scene.name == "decoding":
         if not text:
             raise ValueError(
-                "select in the decoding scene needs a node's words, as in 'select a small'"
+                "select in the decoding scene needs a node's words, as in 'select a small', "
+                "or <s> for the root"
             )
         return " ".join(text.split())
     raise ValueError(f"select works in the gates scene (a unit) and the decoding scene (a node's "
