@@ -1,4 +1,4 @@
-"""Scene 5, decoding tree: beam search grows step by step beside greedy, with the sampling cut-offs."""
+"""Scene 5, decoding tree: beam search grows step by step beside greedy; sampling cut-offs."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ SPECS = (
     ParamSpec("width", "beam width", "int", 2, 1, 16, 1,
               help="hypotheses kept per step; 1 is greedy"),
     ParamSpec("alpha", "length norm alpha", "float", 0.7, 0.0, 2.0, 0.1,
-              help="finished hypotheses rank by logP / t^alpha; 0 is plain logP (the lesson's code)"),
+              help="finished hypotheses rank by logP / t^alpha; 0 is plain logP (the lesson)"),
     ParamSpec("max_len", "max length", "int", 10, 1, 40, 1,
               help="most tokens generated, </s> included (the lesson's code uses 6)"),
     ParamSpec("temperature", "temperature", "float", 1.0, 0.1, 5.0, 0.1, recompute=False,
@@ -251,6 +251,7 @@ def tree_rows(
         kids = result.children.get(node.id, ())
         if not kids or result.nodes[kids[0]].depth > s:
             return
+        # Children are in rank order, so the first hidden one is the most probable of them.
         show = []
         hidden = []
         n_pruned = 0
@@ -276,7 +277,7 @@ def tree_rows(
                     True,
                     status,
                     folded=len(hidden),
-                    folded_max=max(h.token_prob for h in hidden),
+                    folded_max=hidden[0].token_prob,
                 )  # fmt: skip
             )
 

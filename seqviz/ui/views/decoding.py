@@ -1,11 +1,10 @@
-"""View of scene 5: the beam-search tree, greedy beside it, the selected node's bars, the ranking."""
+"""View of scene 5: the beam-search tree, greedy beside it, next-word bars, the ranking."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -112,6 +111,10 @@ class DecodingView(SceneView):
         self.selected: int = 0  # the node actually shown as selected (visible at this frame)
         self._dist_key: tuple | None = None
         self._path: tuple[int, ...] | None = None  # the selection's tokens, kept across results
+        self._rows: list = []
+        self._rows_key: tuple | None = None
+        self._step_key: tuple | None = None
+        self._head_key: tuple | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="dec-error")
@@ -184,18 +187,28 @@ class DecodingView(SceneView):
         s, decided = frame_step(frame)
         self.selected = self._visible_selection(r, v.node, s)
         self._path = r.nodes[self.selected].tokens
-        rows = tree_rows(r, frame, v.pruned, self.selected)
+        # A pruned node is drawn even when folded, so only then does the selection change rows.
+        forced = self.selected if r.nodes[self.selected].status == "pruned" else None
+        rows_key = (id(r), frame, v.pruned, forced)
+        if rows_key != self._rows_key:
+            self._rows_key = rows_key
+            self._rows = tree_rows(r, frame, v.pruned, self.selected)
         tree = self.query_one(BeamTree)
         tree.set_tree(
-            rows,
+            self._rows,
             self.selected,
             greedy_path=r.greedy_path(),
             best=r.final.best.id if frame >= 2 * r.n_steps and r.n_steps else None,
             targets=self._targets(r, s),
         )
-        self.query_one("#tree-info", Static).update(self._info(r, s, decided))
-        self.query_one("#compare", Static).update(self._compare(r, s, decided))
-        self.query_one("#ranking", Readout).set_builder(lambda w: self._ranking(r, s, decided, w))
+        step_key = (id(r), s, decided)
+        if step_key != self._step_key:
+            self._step_key = step_key
+            self.query_one("#tree-info", Static).update(self._info(r, s, decided))
+            self.query_one("#compare", Static).update(self._compare(r, s, decided))
+            self.query_one("#ranking", Readout).set_builder(
+                lambda w: self._ranking(r, s, decided, w)
+            )
         self._show_distribution(r, s, decided)
 
     def frame_label(self, frame: int) -> str:
@@ -264,6 +277,7 @@ class DecodingView(SceneView):
 
     # --- panels --------------------------------------------------------------------------------
     def _show_error_state(self, r: DecodingResult) -> None:
+        self._step_key = self._rows_key = self._head_key = None
         self.query_one(BeamTree).set_tree([], None)
         self.query_one("#tree-info", Static).update("")
         self.query_one("#compare", Static).update(Text("no decoding: fix the model or prompt"))
@@ -329,33 +343,35 @@ class DecodingView(SceneView):
         by_score = sorted(hyps, key=lambda n: (not n.finished, -n.score))
         by_logp = sorted(hyps, key=lambda n: (not n.finished, -n.logprob))
         logp_rank = {n.id: i + 1 for i, n in enumerate(by_logp)}
-        table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold", expand=False)
-        table.add_column("norm", justify="right", no_wrap=True)
-        table.add_column("plain", justify="right", no_wrap=True, style="#9e9e9e")
-        hyp_w = max(8, width - 32)
-        table.add_column("hypothesis", overflow="ellipsis", no_wrap=True, width=hyp_w)
-        table.add_column("t", justify="right", no_wrap=True)
-        table.add_column("p", justify="right", no_wrap=True)
-        table.add_column(f"/t^{alpha:g}", justify="right", no_wrap=True)
+        hyp_w = max(8, width - 30)
+        norm = f"/t^{alpha:g}"
+        header = f"norm plain  {'hypothesis':<{hyp_w}}  t     p {norm:>7}"
+        text = Text(header[:width], style="bold")
         for i, n in enumerate(by_score[:12]):
-            style = "bold" if i == 0 else ""
             words = r.words(n) + ("" if n.finished else " (live)")
-            table.add_row(
-                f"{i + 1}", f"{logp_rank[n.id]}", words, f"{n.depth}", _p(n.logprob),
-                f"{n.score:.3f}", style=style,
-            )  # fmt: skip
-        return table
+            if len(words) > hyp_w:
+                words = words[: hyp_w - 1] + "…"
+            text.append("\n")
+            text.append(f"{i + 1:>4} ", style="bold" if i == 0 else "")
+            text.append(f"{logp_rank[n.id]:>5}  ", style="#9e9e9e")
+            line = f"{words:<{hyp_w}} {n.depth:>2} {_p(n.logprob):>5} {n.score:>7.3f}"
+            text.append(line, style="bold" if i == 0 else "")
+        if len(by_score) > 12:
+            text.append(f"\n⋯ {len(by_score) - 12} more", style="#9e9e9e")
+        return text
 
     def _show_distribution(self, r: DecodingResult, s: int, decided: bool) -> None:
         v = self.values
         node = r.nodes[self.selected]
-        head = Text()
-        head.append("after ", style="#9e9e9e")
-        words = r.words(node)
-        head.append(r.prompt_text() + (" " + words if words else ""), style="bold")
-        status = "root" if node.parent < 0 else node.status
-        head.append(f"  (node {node.id}, {status})", style="#9e9e9e")
-        self.query_one("#dist-head", Static).update(head)
+        if (id(r), node.id) != self._head_key:
+            self._head_key = (id(r), node.id)
+            head = Text()
+            head.append("after ", style="#9e9e9e")
+            words = r.words(node)
+            head.append(r.prompt_text() + (" " + words if words else ""), style="bold")
+            status = "root" if node.parent < 0 else node.status
+            head.append(f"  (node {node.id}, {status})", style="#9e9e9e")
+            self.query_one("#dist-head", Static).update(head)
         bars = self.query_one(DistributionBars)
         key = (id(r), node.id, v.temperature, v.top_k, v.top_p, s, decided)
         if key == self._dist_key:

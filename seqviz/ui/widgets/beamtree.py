@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -258,12 +259,26 @@ class BeamTree(ScrollView, inherit_bindings=False, can_focus=True):
 
     @staticmethod
     def _finish(left: list[Segment], right: list[Segment], width: int, base: Style) -> Strip:
-        right_len = sum(len(s.text) for s in right)
-        left_strip = Strip(left).crop(0, max(0, width - right_len))
-        pad = width - left_strip.cell_length - right_len
-        parts = [left_strip, Strip([Segment(" " * max(0, pad), base)], max(0, pad))]
-        parts.append(Strip(right, right_len))
-        return Strip.join(parts).crop(0, width).extend_cell_length(width)
+        """Left part cut to fit, padding, right part flush right: one Strip of `width` cells."""
+        right_len = sum(cell_len(s.text) for s in right)
+        if right_len > width:
+            right, right_len = [], 0
+        room = width - right_len
+        out: list[Segment] = []
+        used = 0
+        for seg in left:
+            n = cell_len(seg.text)
+            if used + n > room:
+                seg = Segment(set_cell_size(seg.text, room - used), seg.style)
+                n = room - used
+            out.append(seg)
+            used += n
+            if used >= room:
+                break
+        if used < room:
+            out.append(Segment(" " * (room - used), base))
+        out.extend(right)
+        return Strip(out, width)
 
     def row_text(self, index: int) -> str:
         """Plain text of one row (for tests and screen readers)."""

@@ -64,13 +64,14 @@ class DistributionBars(Widget):
         order = [int(i) for i in dist.order if dist.tempered[i] > 0.0]
         n_zero = len(dist.order) - len(order)
         tok_w = min(12, max(4, max((len(dist.vocab[i]) for i in order), default=4)))
-        bar_w = max(4, width - tok_w - 2 - 1 - 6 - 7)
+        bar_w = max(4, width - tok_w - 17)
         k_cut = dist.top_k if dist.top_k is not None and dist.top_k < len(order) else None
         nucleus = [i for i in order if dist.in_top_p[i]]
         top_k_set = [i for i in order if dist.in_top_k[i]]
         p_cut = len(nucleus) if len(nucleus) < len(top_k_set) else None
 
-        lines: list[tuple[int | None, Text]] = []  # (token or None for a cut line, text)
+        room = max(1, height)
+        lines: list[tuple[int | None, Text | None]] = []  # (token or None, text); drawn lazily
         for pos, tok in enumerate(order):
             if k_cut is not None and pos == k_cut:
                 lines.append((None, self._cut(f"top-k = {k_cut}", width)))
@@ -78,8 +79,7 @@ class DistributionBars(Widget):
                 mass = float(dist.tempered[nucleus].sum() / dist.tempered[top_k_set].sum())
                 label = f"top-p {dist.top_p:.2f} reached: Σ {mass:.3f}"
                 lines.append((None, self._cut(label, width)))
-            lines.append((tok, self._bar(dist, tok, tok_w, bar_w)))
-        room = max(1, height)
+            lines.append((tok, None))
         if len(lines) > room:
             hidden = [tok for tok, _ in lines[room - 1 :] if tok is not None]
             mass = float(dist.tempered[hidden].sum()) if hidden else 0.0
@@ -87,6 +87,10 @@ class DistributionBars(Widget):
             lines = lines[: room - 1] + [(None, Text(note, style="italic #9e9e9e"))]
         elif n_zero and len(lines) < room:
             lines.append((None, Text(f"+ {n_zero} tokens with p = 0", style="#6c6c6c")))
+        lines = [
+            (tok, text if text is not None else self._bar(dist, tok, tok_w, bar_w))
+            for tok, text in lines
+        ]
         return Text("\n").join(line for _, line in lines)
 
     def _bar(self, dist: Any, tok: int, tok_w: int, bar_w: int) -> Text:
@@ -101,16 +105,16 @@ class DistributionBars(Widget):
         name = dist.vocab[tok]
         name = name if len(name) <= tok_w else name[: tok_w - 1] + "…"
         line.append(" " + name.ljust(tok_w) + " ", style="bold" if kept else "#8a8a8a")
-        cells = list(bar_cells(float(dist.tempered[tok]), bar_w))
+        cells = bar_cells(float(dist.tempered[tok]), bar_w)
         colour = BAR if kept else BAR_CUT
-        tick = None
         if dist.temperature != 1.0:
+            # Where the bar would end at temperature 1.
             tick = min(bar_w - 1, int(float(dist.probs[tok]) * bar_w))
-        for x, ch in enumerate(cells):
-            if x == tick:
-                line.append("│", style=f"bold {TICK}")
-            else:
-                line.append(ch, style=colour)
+            line.append(cells[:tick], style=colour)
+            line.append("│", style=f"bold {TICK}")
+            line.append(cells[tick + 1 :], style=colour)
+        else:
+            line.append(cells, style=colour)
         line.append(" " + fmt_prob(float(dist.tempered[tok])).rjust(5), style="" if kept else "dim")
         final = fmt_prob(float(dist.final[tok])) if kept else stage if stage != "kept" else ""
         line.append(" →" + final.rjust(5) if kept else f" {final:>6}", style=(
