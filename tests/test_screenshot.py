@@ -74,3 +74,25 @@ def test_bad_output_paths(tmp_path, capsys):
     assert "--out must name an .svg file" in capsys.readouterr().err
     assert main(["screenshot", "--out", str(tmp_path / "no" / "x.svg")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_demo_step_with_its_caption(tmp_path):
+    out = tmp_path / "step.svg"
+    assert main(["screenshot", "--demo", "memory", "--step", "4", "--out", str(out)]) == 0
+    text = svg_text(out)
+    assert "4/7" in text and "Forget bias 5" in text  # the step counter and caption
+    assert "c = 0.487" in text
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--demo", "memory", "--step", "8"], "--step must be from 1 to 7 for memory"),
+        (["--demo", "memory", "--set", "w=1"], "--set does not go with --demo"),
+        (["--demo", "nope"], "shipped demos are vanishing"),
+    ],
+)
+def test_bad_demo_shots(tmp_path, capsys, argv, message):
+    assert main(["screenshot", *argv, "--out", str(tmp_path / "x.svg")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

@@ -33,6 +33,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="scene parameter, e.g. --set rho=1.2 (repeatable)")  # fmt: skip
     p.add_argument("--frame", type=int, default=None,
                    help="animation frame to show (0 = nothing yet; default: the last)")  # fmt: skip
+    p.add_argument(
+        "--demo",
+        metavar="NAME|PATH",
+        help="shoot a step of a demo instead (with its caption), see seqviz demo",
+    )
+    p.add_argument("--step", type=int, default=1, help="with --demo: the step (default 1)")
     p.add_argument("--size", default="160x50", help="terminal size WIDTHxHEIGHT (default 160x50)")
     p.add_argument("--out", required=True, metavar="FILE.svg", help="file to write")
     p.set_defaults(func=run)
@@ -43,8 +49,6 @@ def run(args: argparse.Namespace) -> int:
 
     from seqviz.scenes import get_scene
 
-    scene = get_scene(str(args.scene))
-    values = scene.parse_settings(args.settings)
     size = parse_size(args.size)
     out = Path(args.out)
     if out.suffix.lower() != ".svg":
@@ -53,25 +57,46 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"the folder of --out, {out.parent}, does not exist")
     if args.frame is not None and args.frame < 0:
         raise UsageError(f"--frame must be 0 or more, not {args.frame}")
-    path = take(scene.name, asdict(values), out, frame=args.frame, size=size)
-    print(path)
+    if args.demo:
+        from seqviz.lecture import find_demo
+        from seqviz.lecture.runner import DemoApp
+
+        if args.settings:
+            raise UsageError("--set does not go with --demo; the demo's step sets the values")
+        demo = find_demo(args.demo)
+        if not 1 <= args.step <= len(demo):
+            raise UsageError(
+                f"--step must be from 1 to {len(demo)} for {demo.name}, not {args.step}"
+            )
+        app: Any = DemoApp(demo, start=args.step, animate=False)
+    else:
+        from seqviz.scenes import get_scene
+        from seqviz.ui.app import SeqvizApp
+
+        scene = get_scene(str(args.scene))
+        values = scene.parse_settings(args.settings)
+        app = SeqvizApp(scene=scene.name, values=asdict(values), animate=False)
+    print(take(app, out, frame=args.frame, size=size))
     return 0
 
 
-def take(scene: str, values: dict[str, Any], out: Path, *, frame: int | None = None,
+def take(app: Any, out: Path, *, frame: int | None = None,
          size: tuple[int, int] = (160, 50)) -> Path:  # fmt: skip
-    """Run the app headless on ``scene`` with ``values`` and save frame ``frame`` to ``out``."""
-    from seqviz.ui.app import SeqvizApp
+    """Run ``app`` headless until its values are drawn, move to ``frame``, save it to ``out``."""
     from seqviz.ui.export import save_screenshot
 
-    app = SeqvizApp(scene=scene, values=values, animate=False)
     problem: list[str] = []
 
     async def shoot(pilot: Any) -> None:
         await app.until_ready(timeout=300)
+        await app.workers.wait_for_complete()  # a demo step's actions run in a worker
+        if app.playing:
+            app.end()
         error = getattr(app, "_error", "")
         if error:
-            problem.append(f"the {scene} scene could not be computed with these values ({error})")
+            problem.append(
+                f"the {app.scene.name} scene could not be computed with these values ({error})"
+            )
         elif frame is not None and frame > app.n_frames:
             problem.append(
                 f"--frame must be from 0 to {app.n_frames} for these values, not {frame}"

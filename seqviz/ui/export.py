@@ -51,6 +51,15 @@ def unique_path(folder: Path, stem: str, suffix: str, now: float | None = None) 
     return path
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+FILE_MODE = 0o666 & ~_umask()  # mkstemp makes 0600 files; a shared screenshot should be readable
+
+
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` so that readers see the old file or the whole new one, never half."""
     target = Path(path)
@@ -59,6 +68,7 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
