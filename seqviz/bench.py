@@ -108,7 +108,7 @@ def _torch_runners(cell: str, p: Params, x: np.ndarray):
     return loop, fused
 
 
-def measure(quick: bool = False, cells=CELLS, sizes=None, progress=None) -> list[Row]:
+def measure(quick: bool = False, cells=None, sizes=None, progress=None) -> list[Row]:
     """Time every cell at every size; torch columns are None when torch is not installed."""
     try:
         import torch
@@ -117,6 +117,7 @@ def measure(quick: bool = False, cells=CELLS, sizes=None, progress=None) -> list
     except ImportError:
         torch = None
     sizes = sizes or (QUICK_SIZES if quick else SIZES)
+    cells = cells or CELLS
     budget = 0.2 if quick else 0.6
     rows = []
     for cell in cells:

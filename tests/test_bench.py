@@ -1,0 +1,41 @@
+"""The benchmark measures what it claims: its PyTorch step loop computes the same dL/dh_t."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from seqviz import bench
+from seqviz.core import Params, trace
+
+
+def test_measure_and_format_small():
+    rows = bench.measure(cells=("gru",), sizes=((4, 5),))
+    assert len(rows) == 1 and rows[0].seqviz_ms > 0 and rows[0].numpy_ms > 0
+    text = bench.format_rows(rows)
+    assert "gru" in text and "x numpy" in text
+    ratios = rows[0].ratios()
+    assert ratios["numpy"] == pytest.approx(rows[0].numpy_ms / rows[0].seqviz_ms)
+
+
+@pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
+def test_torch_step_loop_matches_seqviz(cell):
+    pytest.importorskip("torch")
+    p = Params.random(cell, 3, 4, seed=0, variant="pytorch" if cell == "gru" else "textbook")
+    x = np.random.default_rng(0).normal(size=(6, 3))
+    loop, fused = bench._torch_runners(cell, p, x)
+    grads = np.array([g.numpy() for g in loop()])
+    np.testing.assert_allclose(grads, trace(p, x).grad_h, rtol=1e-10, atol=1e-12)
+    fused()
+
+
+def test_bench_main_json(capsys, monkeypatch):
+    monkeypatch.setattr(bench, "QUICK_SIZES", ((4, 5),))
+    monkeypatch.setattr(bench, "CELLS", ("rnn",))
+    assert bench.main(json_output=True, quick=True) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [(r["cell"], r["d"], r["T"]) for r in data["rows"]] == [("rnn", 4, 5)]
+    assert set(data["rows"][0]["ratios"]) == {"numpy", "torch_loop", "torch_fused"}
+    assert data["environment"]["seqviz_threads"] == 1
