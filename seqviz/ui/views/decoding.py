@@ -115,6 +115,8 @@ class DecodingView(SceneView):
         self._rows_key: tuple | None = None
         self._step_key: tuple | None = None
         self._head_key: tuple | None = None
+        self._drawn_node: int | None = None  # the node parameter when _path was recorded
+        self._reselect_pending = False
 
     def compose(self) -> ComposeResult:
         yield Static("", id="dec-error")
@@ -169,8 +171,7 @@ class DecodingView(SceneView):
         self.query_one("#dec-error", Static).update(
             Text(f"⚠ {error}") if error else Text("")
         )  # fmt: skip
-        if error is None and self._path is not None:
-            self._reselect(result)
+        self._reselect_pending = error is None and self._path is not None
 
     def show_values(self, values: Any) -> None:
         super().show_values(values)
@@ -185,8 +186,14 @@ class DecodingView(SceneView):
             return
         v = self.values
         s, decided = frame_step(frame)
-        self.selected = self._visible_selection(r, v.node, s)
-        self._path = r.nodes[self.selected].tokens
+        node_param = v.node
+        if self._reselect_pending:
+            self._reselect_pending = False
+            if node_param == self._drawn_node:  # nobody picked another node meanwhile
+                node_param = self._reselect(r)
+        self.selected = self._visible_selection(r, node_param, s)
+        self._drawn_node = node_param
+        self._path = r.nodes[node_param].tokens if node_param in r.nodes else ()
         # A pruned node is drawn even when folded, so only then does the selection change rows.
         forced = self.selected if r.nodes[self.selected].status == "pruned" else None
         rows_key = (id(r), frame, v.pruned, forced)
@@ -251,15 +258,16 @@ class DecodingView(SceneView):
             node = r.nodes[node.parent]
         return node.id
 
-    def _reselect(self, r: DecodingResult) -> None:
-        """After a recomputation, select the node with the same words (or its longest prefix)."""
+    def _reselect(self, r: DecodingResult) -> int:
+        """After a recomputation, the node with the same words (or their longest prefix)."""
         by_tokens = {n.tokens: n.id for n in r.nodes.values()}
         path = self._path or ()
         while path and path not in by_tokens:
             path = path[:-1]
         target = by_tokens.get(path, 0)
-        if self.values is not None and target != self.values.node:
+        if target != self.values.node:
             self.call_later(self._select, target)
+        return target
 
     @staticmethod
     def _targets(r: DecodingResult, s: int) -> dict[str, int]:
