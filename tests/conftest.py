@@ -31,3 +31,11 @@ async def settle(app: Any, pilot: Any) -> None:
 @pytest.fixture
 def ready() -> Callable[[Any, Any], Any]:
     return settle
+
+
+@pytest.fixture(autouse=True)
+def _shots_in_tmp(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stray `s` or `e` key in a test writes its screenshot or trace here, not into the repo."""
+    monkeypatch.setenv("SEQVIZ_SHOTS", str(tmp_path_factory.mktemp("shots")))
