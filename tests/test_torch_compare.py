@@ -106,3 +106,40 @@ def test_textbook_gru_differs_from_torch():
     x, h0, *_ = _inputs(0)
     out, _ = module(torch.tensor(x), torch.tensor(h0[None]))
     assert not np.allclose(trace(p, x, h0).h, out.detach().numpy(), atol=1e-3)
+
+
+def test_recurrent_layer_inside_a_bigger_model(tmp_path):
+    class Tagger(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = torch.nn.GRU(3, 5, dtype=torch.float64)
+            self.head = torch.nn.Linear(5, 2, dtype=torch.float64)
+
+    torch.manual_seed(4)
+    model = Tagger()
+    torch.save(model.state_dict(), tmp_path / "tagger.pt")
+    p = Params.load(tmp_path / "tagger.pt")
+    assert p.cell == "gru" and p.variant == "pytorch"
+    _compare(p, model.rnn, "gru", seed=4)
+
+    class Two(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = torch.nn.LSTM(2, 3)
+            self.b = torch.nn.LSTM(3, 3)
+
+    torch.save(Two().state_dict(), tmp_path / "two.pt")
+    with pytest.raises(ValueError, match="several recurrent layers"):
+        Params.load(tmp_path / "two.pt")
+    torch.save(torch.nn.LSTM(2, 4, proj_size=2).state_dict(), tmp_path / "proj.pt")
+    with pytest.raises(ValueError, match="without projection"):
+        Params.load(tmp_path / "proj.pt")
+
+
+def test_npz_with_torch_keys_loads_like_the_pt(tmp_path):
+    torch.manual_seed(5)
+    module = torch.nn.GRU(3, 5, dtype=torch.float64)
+    np.savez(tmp_path / "gru.npz", **{k: v.numpy() for k, v in module.state_dict().items()})
+    p = Params.load(tmp_path / "gru.npz")
+    assert p.cell == "gru" and p.variant == "pytorch"
+    _compare(p, module, "gru", seed=5)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from seqviz.cli import UsageError
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -21,8 +23,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.ui:
-        from seqviz.ui.bench import run_ui_bench
-
+        try:
+            from seqviz.ui.bench import run_ui_bench
+        except ModuleNotFoundError as exc:
+            if exc.name != "seqviz.ui.bench":
+                raise
+            raise UsageError("this installation has no UI benchmark (seqviz.ui.bench).") from None
         return int(run_ui_bench(json=args.json) or 0)
     import os
     import subprocess

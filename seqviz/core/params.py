@@ -232,34 +232,52 @@ class Params:
                 data = {k: f[k] for k in f.files}
         except (OSError, ValueError) as exc:
             raise ValueError(f"{p} is not a readable .npz file ({exc}).") from None
+        if "cell" not in data:
+            # PyTorch's keys without seqviz's metadata: weights exported from torch.
+            return cls.from_state_dict(
+                data, nonlinearity=nonlinearity or "tanh", variant=variant or "pytorch"
+            )
         missing = [k for k in _KEYS[:2] if k not in data]
         if missing:
             raise ValueError(f"{p} lacks {', '.join(missing)}; expected PyTorch key names.")
-        w_ih, w_hh = data["weight_ih_l0"], data["weight_hh_l0"]
-        cell = str(data["cell"]) if "cell" in data else _infer_cell(w_ih, w_hh)
-        nl = nonlinearity or (str(data["nonlinearity"]) if "nonlinearity" in data else "tanh")
-        var = variant or (str(data["variant"]) if "variant" in data else "textbook")
         return cls.from_arrays(
-            cell, w_ih, w_hh, data.get("bias_ih_l0"), data.get("bias_hh_l0"),
-            nonlinearity=nl, variant=var,
+            str(data["cell"]), data["weight_ih_l0"], data["weight_hh_l0"],
+            data.get("bias_ih_l0"), data.get("bias_hh_l0"),
+            nonlinearity=nonlinearity or str(data.get("nonlinearity", "tanh")),
+            variant=variant or str(data.get("variant", "textbook")),
         )  # fmt: skip
 
     @classmethod
     def from_state_dict(
         cls, state: dict[str, Any], *, nonlinearity: str = "tanh", variant: str = "pytorch"
     ) -> Params:
-        """Params from a single-layer, one-direction nn.RNN/LSTM/GRU state_dict (arrays)."""
-        extra = [k for k in state if k.endswith("_reverse") or "_l0" not in k]
+        """Params from a single-layer, one-direction nn.RNN/LSTM/GRU state_dict (arrays).
+
+        The recurrent layer may sit inside a bigger model ("lstm.weight_ih_l0", ...); keys of
+        other sub-modules ("fc.weight") are ignored.
+        """
+        found = [k for k in state if k.endswith("weight_ih_l0")]
+        if not found:
+            raise ValueError(
+                "the weights hold no weight_ih_l0: expected the state_dict of an nn.RNN, "
+                "nn.LSTM or nn.GRU."
+            )
+        if len(found) > 1:
+            raise ValueError(
+                f"the weights hold several recurrent layers ({', '.join(sorted(found))}); "
+                "save the state_dict of the one nn.RNN/nn.LSTM/nn.GRU to show."
+            )
+        prefix = found[0][: -len("weight_ih_l0")]
+        state = {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
+        extra = [prefix + k for k in state if k not in _KEYS and "." not in k]
         if extra:
             raise ValueError(
-                f"the state_dict has keys {', '.join(sorted(extra)[:3])}: only a single-layer, "
-                "one-direction nn.RNN/nn.LSTM/nn.GRU (keys weight_ih_l0, weight_hh_l0, "
-                "bias_ih_l0, bias_hh_l0) is supported."
+                f"the weights have {', '.join(sorted(extra)[:3])}: only a single-layer, "
+                "one-direction nn.RNN/nn.LSTM/nn.GRU without projection (keys weight_ih_l0, "
+                "weight_hh_l0, bias_ih_l0, bias_hh_l0) is supported."
             )
-        if "weight_ih_l0" not in state or "weight_hh_l0" not in state:
-            raise ValueError(
-                "the state_dict lacks weight_ih_l0/weight_hh_l0 of an nn.RNN/LSTM/GRU."
-            )
+        if "weight_hh_l0" not in state:
+            raise ValueError(f"the weights have {found[0]} but no {prefix}weight_hh_l0.")
         w_ih = np.asarray(state["weight_ih_l0"], dtype=np.float64)
         w_hh = np.asarray(state["weight_hh_l0"], dtype=np.float64)
         cell = _infer_cell(w_ih, w_hh)
