@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,7 +24,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="folder for the screenshot (s) and trace (e) keys")  # fmt: skip
     p.add_argument("--check", action="store_true",
                    help="run every step headless, check its expected numbers, exit")  # fmt: skip
+    p.add_argument("--serve", action="store_true",
+                   help="serve the demo to a web browser instead (textual-serve)")  # fmt: skip
+    p.add_argument("--host", default="127.0.0.1", help="with --serve: interface (default loopback)")
+    p.add_argument("--port", type=int, default=8000, help="with --serve: TCP port (default 8000)")
     p.set_defaults(func=run)
+
+
+def demo_command(path: str, start: int, speed: float, shots: str | None = None) -> str:
+    """The shell command textual-serve runs for each browser session of a demo."""
+    import shlex
+    import sys
+
+    parts = [sys.executable, "-m", "seqviz", "demo", path, "--start", str(start)]
+    parts += ["--speed", f"{speed:g}"] + (["--shots", shots] if shots else [])
+    return shlex.join(parts)
 
 
 def list_demos() -> list[str]:
@@ -64,6 +79,18 @@ def run(args: argparse.Namespace) -> int:
             + ("all expected values shown" if not problems else f"{len(problems)} problem(s)")
         )
         return 1 if problems else 0
+    if args.serve:
+        if not 0 < args.port < 65536:
+            raise UsageError(f"port {args.port} is out of range; use a number from 1 to 65535")
+        from textual_serve.server import Server
+
+        # Each browser session runs the script from the file, so a shipped demo goes by its path.
+        command = demo_command(str(Path(demo.path).resolve()), args.start, args.speed, args.shots)
+        server = Server(command, host=args.host, port=args.port, title=f"seqviz · {demo.title}")
+        print(f"seqviz: serving demo {demo.name} on http://{args.host}:{args.port} "
+              "(Ctrl+C stops)", flush=True)  # fmt: skip
+        server.serve()
+        return 0
     from seqviz.lecture.runner import DemoApp
     from seqviz.ui.export import set_shots_folder
 
