@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,6 @@ from seqviz.lecture.script import Action, Demo
 from seqviz.ui import app as app_module
 from seqviz.ui.app import SeqvizApp
 
-NEXT_KEYS = "pagedown,n"
-BACK_KEYS = "pageup,N"
 HINT = "PgDn/n next · PgUp/N back"
 
 
@@ -51,14 +50,14 @@ class DemoApp(SeqvizApp):
         return self.demo.steps[self.index]
 
     def on_ready(self) -> None:
-        self.run_worker(self.goto(self.index), exclusive=True, group="demo")
+        self.run_worker(self.goto(self.index), exclusive=True, group="demo", exit_on_error=False)
 
     def action_slide(self, direction: int) -> None:
         target = min(max(self.index + direction, 0), len(self.demo) - 1)
         if target == self.index:
             self.bell()
             return
-        self.run_worker(self.goto(target), exclusive=True, group="demo")
+        self.run_worker(self.goto(target), exclusive=True, group="demo", exit_on_error=False)
 
     async def goto(self, index: int) -> None:
         """Show step ``index`` (0-based): banner, scene and values, then its actions."""
@@ -71,10 +70,19 @@ class DemoApp(SeqvizApp):
         else:
             self.set_params({k: v for k, v in step.values.items()
                              if getattr(self.values, k) != v})  # fmt: skip
-        await self.until_ready()
+        try:
+            await self.until_ready(timeout=600)  # a first launch may still be compiling
+        except asyncio.TimeoutError:  # (3.10: not the builtin TimeoutError)
+            self.notify(f"step {step.number} is still computing; its actions were skipped",
+                        severity="warning")  # fmt: skip
+            return
         self.end()  # a step starts from the finished picture unless its actions say otherwise
         for action in step.actions:
-            self.run_action_step(action)
+            try:
+                self.run_action_step(action)
+            except ValueError as exc:  # validated on load; a live change could still clash
+                self.step_errors.append(f"step {step.number}: {action}: {exc}")
+                self.notify(str(exc), severity="warning")
 
     def banner_text(self) -> Text:
         step = self.current
