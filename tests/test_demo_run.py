@@ -181,3 +181,16 @@ async def test_demos_run_at_80x24(name):
             assert not app._error
             text = screen_text(app)
             assert f"{i + 1}/{len(demo)}" in text
+
+
+def test_cli_check_passes_a_good_demo_and_fails_a_wrong_one(tmp_path, capsys):
+    from seqviz.cli import main
+
+    assert main(["demo", "memory", "--check"]) == 0
+    assert capsys.readouterr().out.strip() == "memory: 7 steps, all expected values shown"
+    path = tmp_path / "wrong.toml"
+    path.write_text('title = "t"\n[[step]]\nscene = "memory"\ncaption = "c"\nexpect = ["nope!"]\n')
+    assert main(["demo", str(path), "--check"]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}:2: step 1: the screen does not show 'nope!'" in out
+    assert "1 problem(s)" in out
