@@ -189,3 +189,12 @@ def test_cli_bad_options(argv, words, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert words in err and err.count("\n") == 1
+
+
+def test_set_as_a_subtable_and_its_error_line():
+    src = 'title = "t"\n[[step]]\nscene = "memory"\ncaption = "x"\n\n[[step]]\ncaption = "y"\n'
+    src += "[step.set]\nsteps = 20\nw = {w}\n"
+    demo = parse_demo(src.format(w=0.5))
+    assert demo.steps[1].values == {"w": 0.5, "forget_bias": 5.0, "steps": 20}
+    with pytest.raises(DemoError, match=r"^d\.toml:10: step 2: w must be a number"):
+        parse_demo(src.format(w=9), "d.toml")
