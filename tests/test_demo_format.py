@@ -195,6 +195,7 @@ def test_set_as_a_subtable_and_its_error_line():
     src = 'title = "t"\n[[step]]\nscene = "memory"\ncaption = "x"\n\n[[step]]\ncaption = "y"\n'
     src += "[step.set]\nsteps = 20\nw = {w}\n"
     demo = parse_demo(src.format(w=0.5))
-    assert demo.steps[1].values == {"w": 0.5, "forget_bias": 5.0, "steps": 20}
+    assert demo.steps[1].changes == {"steps": 20, "w": 0.5}
+    assert demo.steps[1].values["w"] == 0.5 and demo.steps[1].values["steps"] == 20
     with pytest.raises(DemoError, match=r"^d\.toml:10: step 2: w must be a number"):
         parse_demo(src.format(w=9), "d.toml")
