@@ -199,3 +199,17 @@ def test_set_as_a_subtable_and_its_error_line():
     assert demo.steps[1].values["w"] == 0.5 and demo.steps[1].values["steps"] == 20
     with pytest.raises(DemoError, match=r"^d\.toml:10: step 2: w must be a number"):
         parse_demo(src.format(w=9), "d.toml")
+
+
+def test_loading_demos_stays_headless():
+    """Validating a script (as `seqviz demo` does before the app) imports no UI library."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from seqviz.lecture import find_demo, demo_names\n"
+        "[find_demo(n) for n in demo_names()]\n"
+        "print([m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'plotext')])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
