@@ -34,9 +34,9 @@ def _phi(a, nl):
     return a
 
 
-# Matrix-vector products in the time loop are written out rather than np.dot: a BLAS call per
-# step pays call overhead and, with a threaded BLAS on a busy machine, thread hand-offs that cost
-# far more than the arithmetic. "reassoc" lets LLVM vectorise the sums; no flag assumes finite
+# Matrix-vector products are written out rather than np.dot: a BLAS call per step pays call
+# overhead and, with a threaded BLAS on a busy machine, thread hand-offs that cost far more than
+# the arithmetic. "reassoc" lets LLVM vectorise the sums; no flag assumes finite
 # values, so inf/nan still propagate.
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 def _matvec(w, v, out):
@@ -168,26 +168,27 @@ def step_kernel(cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, h, c, h_out, c_out
     d = h.shape[1]
     gd = w_hh.shape[0]
     pre = np.empty((B, gd))
-    np.dot(x, w_ih.T, pre)
+    for b in range(B):
+        _matvec(w_ih, x[b], pre[b])
     if cell == GRU and variant == TEXTBOOK:
         rh = np.empty((B, d))
         hn = np.empty((B, d))
         hrz = np.empty((B, 2 * d))
-        np.dot(h, w_hh[: 2 * d].T, hrz)
         for b in range(B):
+            _matvec(w_hh[: 2 * d], h[b], hrz[b])
             for j in range(d):
                 r = _sigmoid(pre[b, j] + b_ih[j] + hrz[b, j] + b_hh[j])
                 rh[b, j] = r * h[b, j]
-        np.dot(rh, w_hh[2 * d :].T, hn)
         for b in range(B):
+            _matvec(w_hh[2 * d :], rh[b], hn[b])
             for j in range(d):
                 z = _sigmoid(pre[b, d + j] + b_ih[d + j] + hrz[b, d + j] + b_hh[d + j])
                 n = math.tanh(pre[b, 2 * d + j] + b_ih[2 * d + j] + hn[b, j] + b_hh[2 * d + j])
                 h_out[b, j] = (1.0 - z) * h[b, j] + z * n
         return
     hh = np.empty((B, gd))
-    np.dot(h, w_hh.T, hh)
     for b in range(B):
+        _matvec(w_hh, h[b], hh[b])
         for j in range(gd):
             pre[b, j] += b_ih[j]
             hh[b, j] += b_hh[j]
