@@ -111,3 +111,9 @@ def test_trace_load_rejects_other_files(tmp_path):
     np.savez(tmp_path / "x.npz", a=np.zeros(2))
     with pytest.raises(ValueError, match="not a seqviz trace"):
         Trace.load(tmp_path / "x.npz")
+
+
+def test_trace_load_rejects_a_plain_array(tmp_path):
+    np.save(tmp_path / "a.npy", np.zeros(3))
+    with pytest.raises(ValueError, match="single array"):
+        Trace.load(tmp_path / "a.npy")

@@ -129,3 +129,14 @@ def test_refuses_multilayer_and_bidirectional_state_dicts():
         Params.from_state_dict(base | {"weight_ih_l0_reverse": p.weight_ih})
     with pytest.raises(ValueError, match="match no cell"):
         Params.from_state_dict(dict(weight_ih_l0=np.zeros((6, 2)), weight_hh_l0=np.zeros((6, 3))))
+
+
+def test_load_rejects_non_npz_files(tmp_path):
+    np.save(tmp_path / "w.npy", np.zeros(3))
+    with pytest.raises(ValueError, match="single array"):
+        Params.load(tmp_path / "w.npy")
+    (tmp_path / "junk.npz").write_bytes(b"garbage")
+    with pytest.raises(ValueError, match="is not a weights file"):
+        Params.load(tmp_path / "junk.npz")
+    with pytest.raises(FileNotFoundError):
+        Params.load(tmp_path / "missing.npz")

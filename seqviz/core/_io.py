@@ -24,3 +24,18 @@ def atomic_savez(path: str | os.PathLike[str], arrays: dict[str, np.ndarray]) ->
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def read_npz(path: str | os.PathLike[str], what: str) -> dict[str, np.ndarray]:
+    """All arrays of an .npz file, or a one-sentence ValueError naming `what` was expected."""
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"no such file: {p}")
+    try:
+        loaded = np.load(p, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        raise ValueError(f"{p} is not {what} ({exc}).") from None
+    if not isinstance(loaded, np.lib.npyio.NpzFile):
+        raise ValueError(f"{p} holds a single array, not {what} (an .npz archive).")
+    with loaded:
+        return {k: loaded[k] for k in loaded.files}

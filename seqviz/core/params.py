@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from seqviz.core._io import atomic_savez
+from seqviz.core._io import atomic_savez, read_npz
 from seqviz.core.kernels import N_GATES, NONLINEARITY_CODES, VARIANT_CODES
 
 CELLS = tuple(N_GATES)
@@ -227,11 +227,7 @@ class Params:
             return cls.from_state_dict(
                 state, nonlinearity=nonlinearity or "tanh", variant=variant or "pytorch"
             )
-        try:
-            with np.load(p, allow_pickle=False) as f:
-                data = {k: f[k] for k in f.files}
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"{p} is not a readable .npz file ({exc}).") from None
+        data = read_npz(p, "a weights file")
         if "cell" not in data:
             # PyTorch's keys without seqviz's metadata: weights exported from torch.
             return cls.from_state_dict(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from seqviz.core._io import atomic_savez
+from seqviz.core._io import atomic_savez, read_npz
 from seqviz.core.params import Params
 
 _GRAD_FIELDS = (
@@ -94,11 +94,7 @@ class Trace:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Trace:
         """Read a trace written by save()."""
-        try:
-            with np.load(Path(path), allow_pickle=False) as f:
-                data = {k: f[k] for k in f.files}
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"{path} is not a readable seqviz trace ({exc}).") from None
+        data = read_npz(path, "a seqviz trace")
         need = ("x", "h", "grad_h", "weight_ih", "weight_hh", "cell", *_GRAD_FIELDS)
         missing = [k for k in need if k not in data]
         if missing:
