@@ -140,3 +140,12 @@ def test_load_rejects_non_npz_files(tmp_path):
         Params.load(tmp_path / "junk.npz")
     with pytest.raises(FileNotFoundError):
         Params.load(tmp_path / "missing.npz")
+
+
+def test_pt_without_torch_says_so(tmp_path, monkeypatch):
+    import sys
+
+    (tmp_path / "m.pt").write_bytes(b"\x00")
+    monkeypatch.setitem(sys.modules, "torch", None)  # makes `import torch` fail
+    with pytest.raises(ValueError, match="needs PyTorch, which is not installed"):
+        Params.load(tmp_path / "m.pt")
