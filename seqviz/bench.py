@@ -26,7 +26,8 @@ class Row:
     T: int
     seqviz_ms: float
     numpy_ms: float
-    torch_loop_ms: float | None
+    torch_loop_ms: float | None  # explicit step loop keeping every gate, h_t and c_t
+    torch_cell_ms: float | None  # nn.*Cell step loop keeping h_t, c_t (the cell hides gates)
     torch_fused_ms: float | None
 
     def ratios(self) -> dict[str, float | None]:
@@ -36,6 +37,7 @@ class Row:
         return {
             "numpy": r(self.numpy_ms),
             "torch_loop": r(self.torch_loop_ms),
+            "torch_cell": r(self.torch_cell_ms),
             "torch_fused": r(self.torch_fused_ms),
         }
 
@@ -53,7 +55,7 @@ def best_ms(fn: Callable[[], object], budget: float, min_reps: int = 3) -> float
 
 
 def _torch_runners(cell: str, p: Params, x: np.ndarray):
-    """(step loop that records every gate and dL/dh_t, fused nn.* forward+backward)."""
+    """(step loop recording every gate and dL/dh_t, nn.*Cell step loop, fused nn.*)."""
     import torch
     import torch.nn.functional as F
 
@@ -99,13 +101,35 @@ def _torch_runners(cell: str, p: Params, x: np.ndarray):
         (h.sum() * scale).backward()
         return [s[0].grad for s in states]
 
+    cell_module = {"rnn": torch.nn.RNNCell, "lstm": torch.nn.LSTMCell, "gru": torch.nn.GRUCell}[
+        cell
+    ](p.input_size, d, dtype=torch.float64)
+    cell_module.load_state_dict({k.removesuffix("_l0"): v for k, v in module.state_dict().items()})
+
+    def cell_loop() -> list:
+        cell_module.zero_grad()
+        xt.grad = None
+        h = torch.zeros(1, d, dtype=torch.float64)
+        c = torch.zeros(1, d, dtype=torch.float64)
+        states = []
+        for t in range(x.shape[0]):
+            if cell == "lstm":
+                h, c = cell_module(xt[t : t + 1], (h, c))
+                c.retain_grad()
+            else:
+                h = cell_module(xt[t : t + 1], h)
+            h.retain_grad()
+            states.append((h, c))
+        (h.sum() * scale).backward()
+        return [s[0].grad[0] for s in states]
+
     def fused() -> None:
         module.zero_grad()
         xt.grad = None
         out, _ = module(xt)
         (out[-1].sum() * scale).backward()
 
-    return loop, fused
+    return loop, cell_loop, fused
 
 
 def measure(quick: bool = False, cells=None, sizes=None, progress=None) -> list[Row]:
@@ -126,12 +150,13 @@ def measure(quick: bool = False, cells=None, sizes=None, progress=None) -> list[
             x = np.random.default_rng(1).normal(size=(T, d))
             ours = best_ms(lambda p=p, x=x: trace(p, x), budget)
             ref = best_ms(lambda p=p, x=x: reference_trace(p, x), budget, min_reps=2)
-            loop_ms = fused_ms = None
+            loop_ms = cell_ms = fused_ms = None
             if torch is not None:
-                loop, fused = _torch_runners(cell, p, x)
+                loop, cell_loop, fused = _torch_runners(cell, p, x)
                 loop_ms = best_ms(loop, budget, min_reps=2)
+                cell_ms = best_ms(cell_loop, budget, min_reps=2)
                 fused_ms = best_ms(fused, budget)
-            rows.append(Row(cell, d, T, ours, ref, loop_ms, fused_ms))
+            rows.append(Row(cell, d, T, ours, ref, loop_ms, cell_ms, fused_ms))
             if progress:
                 progress(rows[-1])
     return rows
@@ -164,18 +189,25 @@ def _fmt(v: float | None, spec: str) -> str:
 
 
 def format_rows(rows: list[Row]) -> str:
-    head = (f"{'cell':5} {'d':>4} {'T':>5} | {'seqviz':>8} {'numpy':>8} {'torch loop':>10} "
-            f"{'fused':>8} | {'x numpy':>7} {'x loop':>7} {'x fused':>7}")  # fmt: skip
-    lines = ["Full trace (forward with every gate + BPTT to every step), best time in ms,", head]
+    head = (f"{'cell':5} {'d':>4} {'T':>5} | {'seqviz':>8} {'numpy':>8} {'loop':>8} "
+            f"{'nn.Cell':>8} {'fused':>8} | {'x numpy':>7} {'x loop':>7} {'x Cell':>7} "
+            f"{'x fused':>7}")  # fmt: skip
+    lines = ["Full trace (forward with every gate + BPTT to every step), best time in ms", head]
     for r in rows:
         q = r.ratios()
         lines.append(
             f"{r.cell:5} {r.d:>4} {r.T:>5} | {r.seqviz_ms:8.2f} {r.numpy_ms:8.2f} "
-            f"{_fmt(r.torch_loop_ms, '10.2f')} {_fmt(r.torch_fused_ms, '8.2f')} | "
-            f"{_fmt(q['numpy'], '7.1f')} {_fmt(q['torch_loop'], '7.1f')} "
+            f"{_fmt(r.torch_loop_ms, '8.2f')} {_fmt(r.torch_cell_ms, '8.2f')} "
+            f"{_fmt(r.torch_fused_ms, '8.2f')} | {_fmt(q['numpy'], '7.1f')} "
+            f"{_fmt(q['torch_loop'], '7.1f')} {_fmt(q['torch_cell'], '7.1f')} "
             f"{_fmt(q['torch_fused'], '7.1f')}"
         )
-    lines.append("x = how many times longer the other takes than seqviz (higher is better).")
+    lines += [
+        "numpy: seqviz/core/reference.py   loop: PyTorch step loop keeping every gate and dL/dh_t",
+        "nn.Cell: nn.*Cell step loop keeping every dL/dh_t (and dL/dc_t)",
+        "fused: nn.RNN/LSTM/GRU forward+backward, recording nothing",
+        "x = the other's time / seqviz's time (higher is better)",
+    ]
     return "\n".join(lines)
 
 

@@ -25,9 +25,11 @@ def test_torch_step_loop_matches_seqviz(cell):
     pytest.importorskip("torch")
     p = Params.random(cell, 3, 4, seed=0, variant="pytorch" if cell == "gru" else "textbook")
     x = np.random.default_rng(0).normal(size=(6, 3))
-    loop, fused = bench._torch_runners(cell, p, x)
-    grads = np.array([g.numpy() for g in loop()])
-    np.testing.assert_allclose(grads, trace(p, x).grad_h, rtol=1e-10, atol=1e-12)
+    loop, cell_loop, fused = bench._torch_runners(cell, p, x)
+    want = trace(p, x).grad_h
+    for run in (loop, cell_loop):
+        grads = np.array([g.numpy() for g in run()])
+        np.testing.assert_allclose(grads, want, rtol=1e-10, atol=1e-12)
     fused()
 
 
@@ -37,5 +39,5 @@ def test_bench_main_json(capsys, monkeypatch):
     assert bench.main(json_output=True, quick=True) == 0
     data = json.loads(capsys.readouterr().out)
     assert [(r["cell"], r["d"], r["T"]) for r in data["rows"]] == [("rnn", 4, 5)]
-    assert set(data["rows"][0]["ratios"]) == {"numpy", "torch_loop", "torch_fused"}
+    assert set(data["rows"][0]["ratios"]) == {"numpy", "torch_loop", "torch_cell", "torch_fused"}
     assert data["environment"]["seqviz_threads"] == 1
