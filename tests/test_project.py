@@ -41,3 +41,16 @@ def test_torch_is_not_a_required_dependency():
     deps = meta["dependencies"] + [d for ds in meta["optional-dependencies"].values() for d in ds]
     assert not any(re.match(r"torch\b", d) for d in deps)
     assert any(re.match(r"plotext\b.*<\s*6", d) for d in meta["dependencies"])
+
+
+def test_building_the_cli_parser_imports_nothing_heavy():
+    # `seqviz --help` and every sub-command's parsing must not pay for numpy/numba/textual.
+    import subprocess
+
+    code = (
+        "import sys, seqviz.cli as c; c.build_parser(); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'numpy', 'numba', 'scipy', 'textual', 'rich', 'plotext', 'torch'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

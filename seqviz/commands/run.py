@@ -11,7 +11,7 @@ import importlib
 EXPERIMENTS: dict[str, str] = {
     "vanishing": "seqviz.commands.run_vanishing",
     "memory": "seqviz.commands.run_memory",
-    "beam": "seqviz.decoding.lesson",
+    "beam": "seqviz.commands.run_beam",
 }
 
 

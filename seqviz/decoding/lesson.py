@@ -1,12 +1,10 @@
 """The lesson's greedy-versus-beam comparison on the toy bigram model, computed by the engine.
 
-Also the `seqviz run beam` experiment module (HELP, add_arguments, run), so it must stay light
-to import: only the standard library and the decoding engine.
+`seqviz run beam` (seqviz/commands/run_beam.py) prints it.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import dataclass
 
@@ -53,27 +51,3 @@ def format_beam_table(rows: list[BeamRow]) -> str:
         "alive long enough to reach 'a small cat', about twice as probable. Width 1 is greedy."
     )
     return "\n".join(lines)
-
-
-HELP = "greedy decoding versus beam search on the lesson's toy bigram model"
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--widths", type=int, nargs="+", default=[1, 2, 3], metavar="K",
-        help="beam widths to compare (default: 1 2 3)",
-    )  # fmt: skip
-    parser.add_argument("--max-len", type=int, default=6, help="most tokens (default 6)")
-
-
-def run(args: argparse.Namespace) -> int:
-    """`seqviz run beam`: print the table (or JSON with --json)."""
-    import json
-
-    rows = beam_table(tuple(args.widths), args.max_len)
-    if getattr(args, "json", False):
-        data = [{"decoder": r.label, "tokens": list(r.tokens), "p": r.prob} for r in rows]
-        print(json.dumps(data, indent=2))
-    else:
-        print(format_beam_table(rows))
-    return 0
