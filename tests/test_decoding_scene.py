@@ -346,3 +346,35 @@ async def test_resizing_never_crashes(make_app, ready, sizes):
             await pilot.press("left", "down", "down")
             await pilot.pause()
         assert app.scene.name == "decoding"
+
+
+async def test_a_shorter_search_arriving_at_a_late_frame_draws(make_app, ready):
+    app = make_app("decoding", {"model": "lstm", "max_len": 12})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("end")
+        app.set_params({"model": "toy", "max_len": 2})
+        await ready(app, pilot)
+        assert app.result.n_steps == 2 and "step 2/2" in app._view.frame_label(app.frame)
+        assert [r.node.text for r in tree(app).rows][:2] == ["<s>", "the"]
+
+
+async def test_random_keys_in_the_decoding_scene(make_app):
+    import random
+
+    keys = [
+        "space", "right", "left", "home", "end", "r", "plus", "minus", "left_square_bracket",
+        "right_square_bracket", "tab", "shift+tab", "up", "down", "j", "k", "p", "b", "g",
+        "pageup", "pagedown", "enter", "escape", "backspace", "l",
+    ]  # fmt: skip
+    rng = random.Random(5)
+    app = make_app("decoding", {"model": "lstm", "width": 3})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.until_ready()
+        for i in range(400):
+            await pilot.press(rng.choice(keys))
+            if i % 100 == 99:
+                await pilot.pause()
+                app.set_scene("decoding")  # come back if a text box ate a number key
+        await app.until_ready()
+        assert app.is_running and app.scene.name == "decoding"

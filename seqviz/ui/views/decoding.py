@@ -117,6 +117,8 @@ class DecodingView(SceneView):
         self._head_key: tuple | None = None
         self._drawn_node: int | None = None  # the node parameter when _path was recorded
         self._reselect_pending = False
+        self._targets: dict[str, int] = {}
+        self._targets_key: tuple | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="dec-error")
@@ -135,7 +137,7 @@ class DecodingView(SceneView):
                 Static("", id="tree-info"),
                 BeamTree(id="tree"),
                 Static(legend_text(), id="tree-legend"),
-                short="Green band: hypotheses being extended. ↑↓ in the tree pick a node.",
+                short="green: being extended · ↑↓ select · b best · g greedy",
                 id="tree-panel",
             )
         with Vertical(id="dec-right"):
@@ -184,6 +186,8 @@ class DecodingView(SceneView):
         if r.error is not None:
             self._show_error_state(r)
             return
+        # The app may redraw a new result at the old result's frame before moving the cursor.
+        frame = max(0, min(frame, 2 * r.n_steps))
         v = self.values
         s, decided = frame_step(frame)
         node_param = v.node
@@ -206,7 +210,7 @@ class DecodingView(SceneView):
             self.selected,
             greedy_path=r.greedy_path(),
             best=r.final.best.id if frame >= 2 * r.n_steps and r.n_steps else None,
-            targets=self._targets(r, s),
+            targets=self._targets_at(r, s),
         )
         step_key = (id(r), s, decided)
         if step_key != self._step_key:
@@ -222,7 +226,7 @@ class DecodingView(SceneView):
         r = self.result
         if r is None or r.error is not None:
             return "no tree"
-        s, decided = frame_step(frame)
+        s, decided = frame_step(max(0, min(frame, 2 * r.n_steps)))
         if s == 0:
             return f"step 0/{r.n_steps}: only <s>, press → to expand"
         step = r.steps[s - 1]
@@ -269,18 +273,31 @@ class DecodingView(SceneView):
             self.call_later(self._select, target)
         return target
 
+    def _targets_at(self, r: DecodingResult, s: int) -> dict[str, int]:
+        key = (id(r), s)
+        if key != self._targets_key:
+            self._targets_key = key
+            self._targets = self._find_targets(r, s)
+        return self._targets
+
     @staticmethod
-    def _targets(r: DecodingResult, s: int) -> dict[str, int]:
+    def _find_targets(r: DecodingResult, s: int) -> dict[str, int]:
+        """Where b (best so far) and g (the deepest node of greedy's path in the tree) jump."""
         targets = {}
         best = _best_so_far(r, s)
         if best is not None:
             targets["best"] = best.id
         greedy = r.greedy_path()
-        by_tokens = {n.tokens: n.id for n in r.nodes.values() if n.depth <= s}
-        for t in range(len(greedy), 0, -1):
-            if greedy[:t] in by_tokens:
-                targets["greedy"] = by_tokens[greedy[:t]]
+        node = r.root
+        for tok in greedy[:s]:  # walk greedy's words down the tree while they are in it
+            child = next(
+                (r.nodes[c] for c in r.children.get(node.id, ()) if r.nodes[c].token == tok), None
+            )
+            if child is None:
                 break
+            node = child
+        if node.depth:
+            targets["greedy"] = node.id
         return targets
 
     # --- panels --------------------------------------------------------------------------------
