@@ -8,13 +8,13 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Static
 
 from seqviz.scenes.decoding import DecodingResult, frame_step, tree_rows
 from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.beamtree import BEST, COLORS, GREEDY, MARKERS, BeamTree, fmt_prob
 from seqviz.ui.widgets.distribution import DistributionBars, summary
-from seqviz.ui.widgets.readout import Readout
 
 LEGEND = (
     ("pending", "scored"),
@@ -36,6 +36,21 @@ def legend_text() -> Text:
     text.append("  ", style="on #173b2b")
     text.append(" live beam", style="#9e9e9e")
     return text
+
+
+class Sized(Widget):
+    """Draws ``builder(width, height)``; a new builder repaints without a layout pass."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._builder: Any = lambda width, height: Text("")
+
+    def set_builder(self, builder: Any) -> None:
+        self._builder = builder
+        self.refresh()
+
+    def render(self) -> Any:
+        return self._builder(max(10, self.size.width), max(1, self.size.height))
 
 
 class DecodingView(SceneView):
@@ -69,13 +84,21 @@ class DecodingView(SceneView):
         height: auto;
     }
     DecodingView #rank-panel {
-        height: auto;
-        max-height: 45%;
+        height: 14;
     }
-    DecodingView #compare, DecodingView #tree-info, DecodingView #dist-head,
-    DecodingView #dist-summary, DecodingView #tree-legend {
-        height: auto;
-        width: 1fr;
+    DecodingView #ranking {
+        height: 1fr;
+    }
+    DecodingView #compare {
+        height: 3;
+    }
+    DecodingView #dist-summary {
+        height: 2;
+    }
+    DecodingView #tree-info, DecodingView #dist-head, DecodingView #tree-legend {
+        height: 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     DecodingView #tree-info, DecodingView #dist-summary {
         color: $text-muted;
@@ -99,7 +122,7 @@ class DecodingView(SceneView):
         display: none;
     }
     .-compact DecodingView #compare {
-        max-height: 2;
+        height: 2;
     }
     .-tiny DecodingView #dec-right, .-tiny DecodingView #cmp-panel {
         display: none;
@@ -155,7 +178,7 @@ class DecodingView(SceneView):
                 "ranking of the hypotheses",
                 "norm: rank by log P / t^alpha (what beam search returns); plain: rank by log P, "
                 "which favours short sentences.",
-                Readout(id="ranking"),
+                Sized(id="ranking"),
                 id="rank-panel",
             )
 
@@ -215,10 +238,10 @@ class DecodingView(SceneView):
         step_key = (id(r), s, decided)
         if step_key != self._step_key:
             self._step_key = step_key
-            self.query_one("#tree-info", Static).update(self._info(r, s, decided))
-            self.query_one("#compare", Static).update(self._compare(r, s, decided))
-            self.query_one("#ranking", Readout).set_builder(
-                lambda w: self._ranking(r, s, decided, w)
+            self.query_one("#tree-info", Static).update(self._info(r, s, decided), layout=False)
+            self.query_one("#compare", Static).update(self._compare(r, s, decided), layout=False)
+            self.query_one("#ranking", Sized).set_builder(
+                lambda w, h: self._ranking(r, s, decided, w, h)
             )
         self._show_distribution(r, s, decided)
 
@@ -304,12 +327,14 @@ class DecodingView(SceneView):
     def _show_error_state(self, r: DecodingResult) -> None:
         self._step_key = self._rows_key = self._head_key = None
         self.query_one(BeamTree).set_tree([], None)
-        self.query_one("#tree-info", Static).update("")
-        self.query_one("#compare", Static).update(Text("no decoding: fix the model or prompt"))
-        self.query_one("#ranking", Readout).set_builder(lambda w: Text(""))
+        self.query_one("#tree-info", Static).update("", layout=False)
+        self.query_one("#compare", Static).update(
+            Text("no decoding: fix the model or prompt"), layout=False
+        )
+        self.query_one("#ranking", Sized).set_builder(lambda w, h: Text(""))
         self.query_one(DistributionBars).set_distribution(None, message="")
-        self.query_one("#dist-head", Static).update("")
-        self.query_one("#dist-summary", Static).update("")
+        self.query_one("#dist-head", Static).update("", layout=False)
+        self.query_one("#dist-summary", Static).update("", layout=False)
 
     def _info(self, r: DecodingResult, s: int, decided: bool) -> Text:
         v = r.values
@@ -352,7 +377,9 @@ class DecodingView(SceneView):
             text.append("\n" + verdict, style="italic #9e9e9e")
         return text
 
-    def _ranking(self, r: DecodingResult, s: int, decided: bool, width: int = 60) -> Any:
+    def _ranking(
+        self, r: DecodingResult, s: int, decided: bool, width: int = 60, height: int = 13
+    ) -> Any:
         """Finished (and still live) hypotheses, by logP/t^alpha, with the plain-logP rank."""
         if s == 0:
             return Text("nothing finished yet", style="#9e9e9e")
@@ -372,7 +399,8 @@ class DecodingView(SceneView):
         norm = f"/t^{alpha:g}"
         header = f"norm plain  {'hypothesis':<{hyp_w}}  t     p {norm:>7}"
         text = Text(header[:width], style="bold")
-        for i, n in enumerate(by_score[:12]):
+        rows = max(1, height - 1) if len(by_score) < height else max(1, height - 2)
+        for i, n in enumerate(by_score[:rows]):
             words = r.words(n) + ("" if n.finished else " (live)")
             if len(words) > hyp_w:
                 words = words[: hyp_w - 1] + "…"
@@ -381,8 +409,8 @@ class DecodingView(SceneView):
             text.append(f"{logp_rank[n.id]:>5}  ", style="#9e9e9e")
             line = f"{words:<{hyp_w}} {n.depth:>2} {_p(n.logprob):>5} {n.score:>7.3f}"
             text.append(line, style="bold" if i == 0 else "")
-        if len(by_score) > 12:
-            text.append(f"\n⋯ {len(by_score) - 12} more", style="#9e9e9e")
+        if len(by_score) > rows:
+            text.append(f"\n⋯ {len(by_score) - rows} more", style="#9e9e9e")
         return text
 
     def _show_distribution(self, r: DecodingResult, s: int, decided: bool) -> None:
@@ -396,7 +424,7 @@ class DecodingView(SceneView):
             head.append(r.prompt_text() + (" " + words if words else ""), style="bold")
             status = "root" if node.parent < 0 else node.status
             head.append(f"  (node {node.id}, {status})", style="#9e9e9e")
-            self.query_one("#dist-head", Static).update(head)
+            self.query_one("#dist-head", Static).update(head, layout=False)
         bars = self.query_one(DistributionBars)
         key = (id(r), node.id, v.temperature, v.top_k, v.top_p, s, decided)
         if key == self._dist_key:
@@ -404,7 +432,7 @@ class DecodingView(SceneView):
         self._dist_key = key
         if node.finished:
             bars.set_distribution(None, message="</s> ends this hypothesis: nothing follows it.")
-            self.query_one("#dist-summary", Static).update("")
+            self.query_one("#dist-summary", Static).update("", layout=False)
             return
         dist = r.distribution(node.id, v.temperature, v.top_k, v.top_p)
         marks = {}
@@ -415,7 +443,7 @@ class DecodingView(SceneView):
             elif kid.depth == s:
                 marks[kid.token] = "pending"
         bars.set_distribution(dist, marks)
-        self.query_one("#dist-summary", Static).update(summary(dist))
+        self.query_one("#dist-summary", Static).update(summary(dist), layout=False)
 
 
 def _chosen(step: Any) -> Any:

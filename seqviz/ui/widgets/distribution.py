@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from rich.text import Text
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
 from textual.widget import Widget
 
 from seqviz.ui.widgets.beamtree import COLORS, MARKERS, fmt_prob
@@ -15,6 +18,15 @@ BAR_CUT = "#4e4e4e"
 TICK = "#ff5f87"
 CUT_LINE = "#ffaf00"
 EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+@lru_cache(maxsize=64)
+def _style(spec: str) -> Style:
+    return Style.parse(spec) if spec else Style()
+
+
+def seg(text: str, style: str = "") -> Segment:
+    return Segment(text, _style(style))
 
 
 def bar_cells(value: float, width: int) -> str:
@@ -30,8 +42,9 @@ class DistributionBars(Widget):
 
     Each bar is the tempered probability on an absolute 0..1 scale (a "│" tick marks the
     temperature-1 value when T != 1); a dashed line is drawn where top-k and top-p cut; the right
-    column is the renormalised probability sampling would use, "—" for cut tokens. The marker
-    before a token says what beam search did with that child (● kept, ■ finished, ✗ pruned).
+    column is the renormalised probability sampling would use, or the cut-off that removed the
+    token. The marker before a token says what beam search did with that child (● kept,
+    ■ finished, ✗ pruned, ○ scored). Drawn with the line API from strips built once per change.
     """
 
     DEFAULT_CSS = """
@@ -46,6 +59,8 @@ class DistributionBars(Widget):
         self._dist: Any = None
         self._message = "select a node"
         self._marks: dict[int, str] = {}
+        self._strips: list[Strip] = []
+        self._strips_size: tuple[int, int] | None = None
 
     def set_distribution(
         self, dist: Any, marks: dict[int, str] | None = None, message: str = ""
@@ -54,13 +69,25 @@ class DistributionBars(Widget):
         self._dist = dist
         self._marks = dict(marks or {})
         self._message = message
+        self._strips_size = None
         self.refresh()
 
-    def render(self) -> Text:
-        dist = self._dist
+    def on_resize(self) -> None:
+        self._strips_size = None
+
+    def render_line(self, y: int) -> Strip:
         width, height = self.size
+        if self._strips_size != (width, height):
+            self._strips_size = (width, height)
+            self._strips = [Strip(line).crop(0, width) for line in self._lines(width, height)]
+        if y < len(self._strips):
+            return self._strips[y].extend_cell_length(width)
+        return Strip.blank(width)
+
+    def _lines(self, width: int, height: int) -> list[list[Segment]]:
+        dist = self._dist
         if dist is None:
-            return Text(self._message, style="italic #9e9e9e")
+            return [[seg(self._message, "italic #9e9e9e")]]
         order = [int(i) for i in dist.order if dist.tempered[i] > 0.0]
         n_zero = len(dist.order) - len(order)
         tok_w = min(12, max(4, max((len(dist.vocab[i]) for i in order), default=4)))
@@ -71,7 +98,7 @@ class DistributionBars(Widget):
         p_cut = len(nucleus) if len(nucleus) < len(top_k_set) else None
 
         room = max(1, height)
-        lines: list[tuple[int | None, Text | None]] = []  # (token or None, text); drawn lazily
+        lines: list[tuple[int | None, list[Segment] | None]] = []  # (token, line) drawn lazily
         for pos, tok in enumerate(order):
             if k_cut is not None and pos == k_cut:
                 lines.append((None, self._cut(f"top-k = {k_cut}", width)))
@@ -84,49 +111,46 @@ class DistributionBars(Widget):
             hidden = [tok for tok, _ in lines[room - 1 :] if tok is not None]
             mass = float(dist.tempered[hidden].sum()) if hidden else 0.0
             note = f"⋯ {len(hidden)} more tokens (Σ p = {fmt_prob(mass)})"
-            lines = lines[: room - 1] + [(None, Text(note, style="italic #9e9e9e"))]
+            lines = lines[: room - 1] + [(None, [seg(note, "italic #9e9e9e")])]
         elif n_zero and len(lines) < room:
-            lines.append((None, Text(f"+ {n_zero} tokens with p = 0", style="#6c6c6c")))
+            lines.append((None, [seg(f"+ {n_zero} tokens with p = 0", "#6c6c6c")]))
         lines = [
             (tok, text if text is not None else self._bar(dist, tok, tok_w, bar_w))
             for tok, text in lines
         ]
-        return Text("\n").join(line for _, line in lines)
+        return [line for _, line in lines]
 
-    def _bar(self, dist: Any, tok: int, tok_w: int, bar_w: int) -> Text:
+    def _bar(self, dist: Any, tok: int, tok_w: int, bar_w: int) -> list[Segment]:
         stage = dist.stage(tok)
         kept = stage == "kept"
         mark = self._marks.get(tok)
-        line = Text()
-        if mark:
-            line.append(MARKERS[mark], style=COLORS[mark])
-        else:
-            line.append(" ")
+        line = [seg(MARKERS[mark], COLORS[mark]) if mark else seg(" ")]
         name = dist.vocab[tok]
         name = name if len(name) <= tok_w else name[: tok_w - 1] + "…"
-        line.append(" " + name.ljust(tok_w) + " ", style="bold" if kept else "#8a8a8a")
+        line.append(seg(" " + name.ljust(tok_w) + " ", "bold" if kept else "#8a8a8a"))
         cells = bar_cells(float(dist.tempered[tok]), bar_w)
         colour = BAR if kept else BAR_CUT
         if dist.temperature != 1.0:
             # Where the bar would end at temperature 1.
             tick = min(bar_w - 1, int(float(dist.probs[tok]) * bar_w))
-            line.append(cells[:tick], style=colour)
-            line.append("│", style=f"bold {TICK}")
-            line.append(cells[tick + 1 :], style=colour)
+            line.append(seg(cells[:tick], colour))
+            line.append(seg("│", f"bold {TICK}"))
+            line.append(seg(cells[tick + 1 :], colour))
         else:
-            line.append(cells, style=colour)
-        line.append(" " + fmt_prob(float(dist.tempered[tok])).rjust(5), style="" if kept else "dim")
-        final = fmt_prob(float(dist.final[tok])) if kept else stage if stage != "kept" else ""
-        line.append(" →" + final.rjust(5) if kept else f" {final:>6}", style=(
-            "bold #5fd787" if kept else "#8a8a8a"))  # fmt: skip
+            line.append(seg(cells, colour))
+        line.append(seg(" " + fmt_prob(float(dist.tempered[tok])).rjust(5), "" if kept else "dim"))
+        if kept:
+            line.append(seg(" →" + fmt_prob(float(dist.final[tok])).rjust(5), "bold #5fd787"))
+        else:
+            line.append(seg(f" {stage:>6}", "#8a8a8a"))
         return line
 
     @staticmethod
-    def _cut(label: str, width: int) -> Text:
+    def _cut(label: str, width: int) -> list[Segment]:
         label = f" {label} "
         left = 3
         right = max(0, width - left - len(label))
-        return Text("┄" * left + label + "┄" * right, style=CUT_LINE)
+        return [seg("┄" * left + label + "┄" * right, CUT_LINE)]
 
 
 def summary(dist: Any) -> str:
