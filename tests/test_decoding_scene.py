@@ -105,7 +105,7 @@ def test_distribution_cut_offs_follow_the_parameters():
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"model": "file", "path": "/no/such/model.npz"}, "does not exist"),
+        ({"model": "file", "path": "/no/such/model.npz"}, "no model file"),
         ({"model": "file", "path": ""}, "model=file needs a path"),
         ({"prompt": "zebra"}, "'zebra' is not in the vocabulary"),
     ],
@@ -314,7 +314,7 @@ async def test_bad_model_path_shows_one_line_and_recovers(make_app, ready):
         await ready(app, pilot)
         error = app.query_one("#dec-error")
         assert error.display and error.region.height == 1
-        assert "does not exist" in screen_text(app)
+        assert "no model file" in screen_text(app)
         await pilot.press("right", "left", "down", "b", "home", "end")  # nothing to step: no crash
         app.set_param("model", "toy")
         await ready(app, pilot)

@@ -152,7 +152,7 @@ def load_model(model: str, path: str) -> tuple[Any, str]:
     if not path:
         raise ValueError("model=file needs a path: a bigram table .json or a `seqviz train` .npz.")
     if not os.path.isfile(path):
-        raise ValueError(f"model file {path!r} does not exist (give a .json bigram or a .npz LM).")
+        raise ValueError(f"no model file {path!r}: give a bigram .json or a `seqviz train` .npz.")
     lm = _load_file(path, os.path.getmtime(path))
     kind = "bigram" if path.lower().endswith(".json") else f"{lm.params.cell} LM"
     return lm, f"{os.path.basename(path)} ({kind})"

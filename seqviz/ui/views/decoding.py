@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -59,8 +59,9 @@ class DecodingView(SceneView):
     SCOPED_CSS = False  # its rules follow the screen size classes (-compact, -tiny)
 
     DEFAULT_CSS = """
-    DecodingView {
+    DecodingView #dec-body {
         layout: horizontal;
+        height: 1fr;
     }
     DecodingView #dec-error {
         display: none;
@@ -103,7 +104,7 @@ class DecodingView(SceneView):
     DecodingView #tree-info, DecodingView #dist-summary {
         color: $text-muted;
     }
-    .-compact DecodingView {
+    .-compact DecodingView #dec-body {
         layout: vertical;
     }
     .-compact DecodingView #dec-left {
@@ -145,42 +146,43 @@ class DecodingView(SceneView):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="dec-error")
-        with Vertical(id="dec-left"):
-            yield Panel(
-                "greedy vs beam search",
-                "Greedy takes the single most probable word each step; the beam keeps several "
-                "hypotheses alive and compares whole sentences.",
-                Static("", id="compare"),
-                id="cmp-panel",
-            )
-            yield Panel(
-                "beam search tree",
-                "Each step every live hypothesis (green band) is extended by every word; the "
-                "candidates are ranked by total log P and only the best `width` survive.",
-                Static("", id="tree-info"),
-                BeamTree(id="tree"),
-                Static(legend_text(), id="tree-legend"),
-                short="green: being extended · ↑↓ select · b best · g greedy",
-                id="tree-panel",
-            )
-        with Vertical(id="dec-right"):
-            yield Panel(
-                "next word after the selected node",
-                "Bars: P(next word), sharpened or flattened by temperature. Sampling draws only "
-                "above the dashed top-k / top-p lines; beam search scores with T = 1.",
-                Static("", id="dist-head"),
-                DistributionBars(id="bars"),
-                Static("", id="dist-summary"),
-                short="Sampling keeps only the words above the dashed cut lines",
-                id="dist-panel",
-            )
-            yield Panel(
-                "ranking of the hypotheses",
-                "norm: rank by log P / t^alpha (what beam search returns); plain: rank by log P, "
-                "which favours short sentences.",
-                Sized(id="ranking"),
-                id="rank-panel",
-            )
+        with Horizontal(id="dec-body"):
+            with Vertical(id="dec-left"):
+                yield Panel(
+                    "greedy vs beam search",
+                    "Greedy takes the single most probable word each step; the beam keeps several "
+                    "hypotheses alive and compares whole sentences.",
+                    Static("", id="compare"),
+                    id="cmp-panel",
+                )
+                yield Panel(
+                    "beam search tree",
+                    "Each step every live hypothesis (green band) is extended by every word; the "
+                    "candidates are ranked by total log P and only the best `width` survive.",
+                    Static("", id="tree-info"),
+                    BeamTree(id="tree"),
+                    Static(legend_text(), id="tree-legend"),
+                    short="green: being extended · ↑↓ select · b best · g greedy",
+                    id="tree-panel",
+                )
+            with Vertical(id="dec-right"):
+                yield Panel(
+                    "next word after the selected node",
+                    "Bars: P(next word), sharpened or flattened by temperature. Sampling draws "
+                    "only above the dashed top-k / top-p lines; beam search scores with T = 1.",
+                    Static("", id="dist-head"),
+                    DistributionBars(id="bars"),
+                    Static("", id="dist-summary"),
+                    short="Sampling keeps only the words above the dashed cut lines",
+                    id="dist-panel",
+                )
+                yield Panel(
+                    "ranking of the hypotheses",
+                    "norm: rank by log P / t^alpha (what beam search returns); plain: rank by "
+                    "log P, which favours short sentences.",
+                    Sized(id="ranking"),
+                    id="rank-panel",
+                )
 
     def on_mount(self) -> None:
         # The comparison is self-explanatory in two lines; on small screens it gets no caption.
@@ -248,7 +250,7 @@ class DecodingView(SceneView):
     def frame_label(self, frame: int) -> str:
         r = self.result
         if r is None or r.error is not None:
-            return "no tree"
+            return "no tree: the model or prompt is unusable (message above)"
         s, decided = frame_step(max(0, min(frame, 2 * r.n_steps)))
         if s == 0:
             return f"step 0/{r.n_steps}: only <s>, press → to expand"
@@ -342,6 +344,8 @@ class DecodingView(SceneView):
         text.append(r.model_label, style="bold")
         text.append(f" · width {v.width} · alpha {v.alpha:g} · max {v.max_len} · ")
         text.append(f"prompt: {r.prompt_text()}")
+        if v.path.strip() and v.model != "file":
+            text.append(" · model file ignored: set model to file", style="#ffaf00")
         return text
 
     def _compare(self, r: DecodingResult, s: int, decided: bool) -> Text:
