@@ -82,6 +82,16 @@ def test_pruned_children_fold_but_the_selected_one_stays():
     assert hidden in {row.node.id for row in rows if row.node is not None}
 
 
+def test_keep_live_variant_keeps_width_live_hypotheses():
+    r = compute(make(variant="keep_live"))
+    for step in r.steps:
+        if step.stop is None:
+            assert len(step.beam) == r.values.width
+    assert r.steps[-1].stop == "width finished"
+    lesson = compute(SCENE.defaults())
+    assert len(r.final.hypotheses) > len(lesson.final.hypotheses)
+
+
 def test_width_one_is_greedy():
     r = compute(make(width=1, alpha=0.0))
     assert r.final.best.tokens == r.greedy.tokens
@@ -378,3 +388,13 @@ async def test_random_keys_in_the_decoding_scene(make_app):
                 app.set_scene("decoding")  # come back if a text box ate a number key
         await app.until_ready()
         assert app.is_running and app.scene.name == "decoding"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)])
+async def test_lessons_numbers_fit_on_screen(make_app, ready, size):
+    app = make_app("decoding")
+    async with app.run_test(size=size) as pilot:
+        await ready(app, pilot)
+        text = screen_text(app)
+        assert "greedy the dog </s> p=0.140" in text
+        assert "beam w=2 a small cat </s> p=0.292" in text

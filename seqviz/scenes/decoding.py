@@ -24,6 +24,8 @@ SPECS = (
               help="finished hypotheses rank by logP / t^alpha; 0 is plain logP (the lesson)"),
     ParamSpec("max_len", "max length", "int", 10, 1, 40, 1,
               help="most tokens generated, </s> included (the lesson's code uses 6)"),
+    ParamSpec("variant", "beam variant", "choice", "lesson", choices=("lesson", "keep_live"),
+              help="lesson: a finished hypothesis uses up a slot; keep_live: width live ones kept"),
     ParamSpec("temperature", "temperature", "float", 1.0, 0.1, 5.0, 0.1, recompute=False,
               help="divides the logits of the selected node's distribution (sampling)"),
     ParamSpec("top_k", "top-k", "int", 0, 0, 100, 1, recompute=False,
@@ -168,7 +170,14 @@ def compute(v: Any) -> DecodingResult:
 
     try:
         model, label = load_model(v.model, v.path)
-        beam = BeamSearch(model, v.prompt, width=v.width, max_len=v.max_len, alpha=v.alpha)
+        beam = BeamSearch(
+            model,
+            v.prompt,
+            width=v.width,
+            max_len=v.max_len,
+            alpha=v.alpha,
+            keep_live=v.variant == "keep_live",
+        )
         final = beam.run()
         greedy = Greedy(model, v.prompt, max_len=v.max_len, alpha=v.alpha)
         greedy_best = greedy.run().best

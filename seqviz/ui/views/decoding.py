@@ -152,7 +152,7 @@ class DecodingView(SceneView):
                     "greedy vs beam search",
                     "Greedy takes the single most probable word each step; the beam keeps several "
                     "hypotheses alive and compares whole sentences.",
-                    Static("", id="compare"),
+                    Sized(id="compare"),
                     id="cmp-panel",
                 )
                 yield Panel(
@@ -241,7 +241,9 @@ class DecodingView(SceneView):
         if step_key != self._step_key:
             self._step_key = step_key
             self.query_one("#tree-info", Static).update(self._info(r, s, decided), layout=False)
-            self.query_one("#compare", Static).update(self._compare(r, s, decided), layout=False)
+            self.query_one("#compare", Sized).set_builder(
+                lambda w, h: self._compare(r, s, decided, w)
+            )
             self.query_one("#ranking", Sized).set_builder(
                 lambda w, h: self._ranking(r, s, decided, w, h)
             )
@@ -330,8 +332,8 @@ class DecodingView(SceneView):
         self._step_key = self._rows_key = self._head_key = None
         self.query_one(BeamTree).set_tree([], None)
         self.query_one("#tree-info", Static).update("", layout=False)
-        self.query_one("#compare", Static).update(
-            Text("no decoding: fix the model or prompt"), layout=False
+        self.query_one("#compare", Sized).set_builder(
+            lambda w, h: Text("no decoding: fix the model or prompt")
         )
         self.query_one("#ranking", Sized).set_builder(lambda w, h: Text(""))
         self.query_one(DistributionBars).set_distribution(None, message="")
@@ -342,13 +344,14 @@ class DecodingView(SceneView):
         v = r.values
         text = Text()
         text.append(r.model_label, style="bold")
-        text.append(f" · width {v.width} · alpha {v.alpha:g} · max {v.max_len} · ")
+        variant = " (keep live)" if v.variant == "keep_live" else ""
+        text.append(f" · width {v.width}{variant} · alpha {v.alpha:g} · max {v.max_len} · ")
         text.append(f"prompt: {r.prompt_text()}")
         if v.path.strip() and v.model != "file":
             text.append(" · model file ignored: set model to file", style="#ffaf00")
         return text
 
-    def _compare(self, r: DecodingResult, s: int, decided: bool) -> Text:
+    def _compare(self, r: DecodingResult, s: int, decided: bool, width: int = 200) -> Text:
         """Greedy's sentence so far and the beam's best so far, with their probabilities."""
         g_nodes = [_chosen(step) for step in r.greedy_steps[:s]]
         g_node = g_nodes[-1] if g_nodes else None
@@ -361,17 +364,26 @@ class DecodingView(SceneView):
             (f"beam w={r.values.width}", b_node, b_done, BEST),
         ]
         words = [r.words(n) if n is not None and n.depth else "<s>" for _, n, _, _ in rows]
+        need = max(len(w) for w in words)
+        # What to drop when the panel is narrow: first the state, then log P, then cut words.
+        for detail in (2, 1, 0):
+            tails = [_tail(node, done, detail) for _, node, done, _ in rows]
+            room = width - label_w - 2 - max(len(a) + len(b) for a, b in tails)
+            if room >= need:
+                break
+        room = max(8, room)
+        words = [w if len(w) <= room else w[: room - 1] + "…" for w in words]
         words_w = max(len(w) for w in words) + 2
         text = Text()
-        for i, ((label, node, done, style), w) in enumerate(zip(rows, words, strict=True)):
+        for i, ((label, _, _, style), w, (numbers, state)) in enumerate(
+            zip(rows, words, tails, strict=True)
+        ):
             if i:
                 text.append("\n")
             text.append(label.ljust(label_w), style=style)
             text.append(w.ljust(words_w), style="bold")
-            if node is not None and node.depth:
-                text.append(f"p={_p(node.logprob)}  log P={node.logprob:.2f}")
-                state = "done" if done else ("finished" if node.finished else "so far")
-                text.append(f"  {state}", style="#9e9e9e")
+            text.append(numbers)
+            text.append(state, style="#9e9e9e")
         if g_done and b_done and g_node is not None and b_node is not None:
             ratio = math.exp(b_node.logprob - g_node.logprob)
             if b_node.tokens == g_node.tokens:
@@ -448,6 +460,15 @@ class DecodingView(SceneView):
                 marks[kid.token] = "pending"
         bars.set_distribution(dist, marks)
         self.query_one("#dist-summary", Static).update(summary(dist), layout=False)
+
+
+def _tail(node: Any, done: bool, detail: int) -> tuple[str, str]:
+    """(numbers, state) after a sentence: detail 2 has both, 1 drops the state, 0 log P too."""
+    if node is None or not node.depth:
+        return "", ""
+    numbers = f"p={_p(node.logprob)}" + (f"  log P={node.logprob:.2f}" if detail >= 1 else "")
+    state = "done" if done else ("finished" if node.finished else "so far")
+    return numbers, f"  {state}" if detail >= 2 else ""
 
 
 def _chosen(step: Any) -> Any:
