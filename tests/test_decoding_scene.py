@@ -398,3 +398,18 @@ async def test_lessons_numbers_fit_on_screen(make_app, ready, size):
         text = screen_text(app)
         assert "greedy the dog </s> p=0.140" in text
         assert "beam w=2 a small cat </s> p=0.292" in text
+
+
+async def test_small_screens_swap_bars_and_ranking(make_app, ready):
+    app = make_app("decoding")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(app, pilot)
+        bars, ranking = app.query_one("#dist-panel"), app.query_one("#rank-panel")
+        assert bars.region.height > 0 and ranking.region.height == 0
+        await pilot.press("v")
+        await pilot.pause()
+        assert bars.region.height == 0 and ranking.region.height > 0
+        assert "a small cat </s> 4 0.292" in screen_text(app)
+        await pilot.press("v")
+        await pilot.pause()
+        assert bars.region.height > 0

@@ -310,7 +310,8 @@ SCENE = Scene(
         "Beam search grows its tree one step at a time beside greedy decoding; the selected "
         "node's next-token distribution shows the temperature, top-k and top-p cut-offs. "
         "Keys in the tree (tab to it, or click): up/down or k/j move between nodes, "
-        "p parent, b best hypothesis, g greedy's end."
+        "p parent, b best hypothesis, g greedy's end; v swaps the bars and the ranking on "
+        "small screens."
     ),
     specs=SPECS,
     compute=compute,

@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 from textual.widgets import Static
@@ -125,10 +126,23 @@ class DecodingView(SceneView):
     .-compact DecodingView #compare {
         height: 2;
     }
+    .-compact DecodingView.-ranking #dist-panel {
+        display: none;
+    }
+    .-compact DecodingView.-ranking #rank-panel {
+        display: block;
+        height: 7;
+    }
     .-tiny DecodingView #dec-right, .-tiny DecodingView #cmp-panel {
         display: none;
     }
     """
+
+    BINDINGS = [
+        Binding(
+            "v", "toggle_ranking", "bars/ranking", tooltip="small screens: swap the lower panel"
+        ),
+    ]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -181,6 +195,7 @@ class DecodingView(SceneView):
                     "norm: rank by log P / t^alpha (what beam search returns); plain: rank by "
                     "log P, which favours short sentences.",
                     Sized(id="ranking"),
+                    short="norm: by log P / t^alpha · plain: by log P",
                     id="rank-panel",
                 )
 
@@ -188,6 +203,10 @@ class DecodingView(SceneView):
         # The comparison is self-explanatory in two lines; on small screens it gets no caption.
         self.query_one("#cmp-panel .caption-short").styles.display = "none"
         self.query_one(BeamTree).focus()
+
+    def action_toggle_ranking(self) -> None:
+        """Small screens have room for one lower panel: the bars or the ranking."""
+        self.toggle_class("-ranking")
 
     # --- the app's interface -------------------------------------------------------------------
     def show_result(self, result: Any) -> None:
@@ -414,7 +433,8 @@ class DecodingView(SceneView):
         hyp_w = max(8, width - 30)
         norm = f"/t^{alpha:g}"
         header = f"norm plain  {'hypothesis':<{hyp_w}}  t     p {norm:>7}"
-        text = Text(header[:width], style="bold")
+        text = Text()
+        text.append(header[:width], style="bold")
         rows = max(1, height - 1) if len(by_score) < height else max(1, height - 2)
         for i, n in enumerate(by_score[:rows]):
             words = r.words(n) + ("" if n.finished else " (live)")
