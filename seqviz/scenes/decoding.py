@@ -86,6 +86,13 @@ class DecodingResult:
 
         return join_tokens(self.model, [BOS, *(self.vocab[t] for t in self.prompt_ids)])
 
+    def path_text(self, node: Any) -> str:
+        """<s>, the prompt and the node's tokens as one text (words spaced, characters not)."""
+        from seqviz.decoding import BOS, join_tokens
+
+        ids = self.prompt_ids + node.tokens
+        return join_tokens(self.model, [BOS, *(self.vocab[t] for t in ids)])
+
     def greedy_path(self) -> tuple[int, ...]:
         return self.greedy.tokens if self.greedy is not None else ()
 
@@ -115,6 +122,11 @@ class DecodingResult:
             top_k if top_k > 0 else None,
             top_p if top_p < 1.0 else None,
         )
+
+
+def shown(token: str) -> str:
+    """A token as drawn in the tree and the bars: whitespace characters made visible."""
+    return {" ": "␣", "\n": "⏎", "\t": "⇥", "": "∅"}.get(token, token)
 
 
 def frame_step(frame: int) -> tuple[int, bool]:

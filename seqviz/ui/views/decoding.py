@@ -456,8 +456,7 @@ class DecodingView(SceneView):
             self._head_key = (id(r), node.id)
             head = Text()
             head.append("after ", style="#9e9e9e")
-            words = r.words(node)
-            head.append(r.prompt_text() + (" " + words if words else ""), style="bold")
+            head.append(r.path_text(node), style="bold")
             status = "root" if node.parent < 0 else node.status
             head.append(f"  (node {node.id}, {status})", style="#9e9e9e")
             self.query_one("#dist-head", Static).update(head, layout=False)

@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from seqviz.scenes.decoding import TreeRow
+from seqviz.scenes.decoding import TreeRow, shown
 
 NUMBERS = 18  # flags (3) + p(token) (7) + log P (8)
 MARKERS = {
@@ -239,7 +239,7 @@ class BeamTree(ScrollView, inherit_bindings=False, can_focus=True):
         token_style = Style(color="#6c6c6c") if dim else Style(bold=row.live or selected)
         if row.status == "finished":
             token_style = Style.parse(COLORS["finished"])
-        segs.append(Segment(node.text, token_style + base))
+        segs.append(Segment(shown(node.text), token_style + base))
         if row.rank is not None:
             segs.append(Segment(f" #{row.rank}", Style.parse(COLORS["pending"]) + base))
         flag_best = node.id == self.best

@@ -11,6 +11,7 @@ from rich.style import Style
 from textual.strip import Strip
 from textual.widget import Widget
 
+from seqviz.scenes.decoding import shown
 from seqviz.ui.widgets.beamtree import COLORS, MARKERS, fmt_prob
 
 BAR = "#5f87d7"
@@ -125,7 +126,7 @@ class DistributionBars(Widget):
         kept = stage == "kept"
         mark = self._marks.get(tok)
         line = [seg(MARKERS[mark], COLORS[mark]) if mark else seg(" ")]
-        name = dist.vocab[tok]
+        name = shown(dist.vocab[tok])
         name = name if len(name) <= tok_w else name[: tok_w - 1] + "…"
         line.append(seg(" " + name.ljust(tok_w) + " ", "bold" if kept else "#8a8a8a"))
         cells = bar_cells(float(dist.tempered[tok]), bar_w)
