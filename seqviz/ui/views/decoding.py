@@ -372,11 +372,12 @@ class DecodingView(SceneView):
 
     def _compare(self, r: DecodingResult, s: int, decided: bool, width: int = 200) -> Text:
         """Greedy's sentence so far and the beam's best so far, with their probabilities."""
-        g_nodes = [_chosen(step) for step in r.greedy_steps[:s]]
+        done_steps = s if decided else s - 1  # a scored step has not chosen anything yet
+        g_nodes = [_chosen(step) for step in r.greedy_steps[:done_steps]]
         g_node = g_nodes[-1] if g_nodes else None
-        g_done = s >= len(r.greedy_steps)
-        b_node = _best_so_far(r, s)
-        b_done = s >= r.n_steps
+        g_done = done_steps >= len(r.greedy_steps)
+        b_node = _best_so_far(r, done_steps)
+        b_done = done_steps >= r.n_steps
         label_w = 10
         rows = [
             ("greedy", g_node, g_done, GREEDY),
