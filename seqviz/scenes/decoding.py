@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -309,10 +308,6 @@ def tree_rows(
 def frames(result: DecodingResult) -> int:
     """Two frames per search step (scored, then decided); an error has none."""
     return 2 * result.n_steps
-
-
-def prob(logprob: float) -> float:
-    return math.exp(logprob) if logprob > -745 else 0.0
 
 
 SCENE = Scene(
