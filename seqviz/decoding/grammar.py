@@ -9,11 +9,11 @@ shipped corpus: `python -m seqviz.decoding.grammar --sentences 5000 --seed 0 --o
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from seqviz.files import atomic_write
 
 # singular -> plural
 ANIMATE = {
@@ -104,10 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     target = Path(args.out)
     text = "\n".join(corpus(args.sentences, args.seed)) + "\n"
-    fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, target)
+    atomic_write(target, text)
     print(f"wrote {args.sentences} sentences ({len(text)} bytes) to {target}")
     return 0
 

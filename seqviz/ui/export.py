@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import os
-import tempfile
 import time
 from functools import partial
 from pathlib import Path
@@ -18,6 +17,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from rich.console import Console
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from seqviz.files import atomic_write
 
 if TYPE_CHECKING:
     from seqviz.ui.app import SeqvizApp
@@ -51,31 +52,6 @@ def unique_path(folder: Path, stem: str, suffix: str, now: float | None = None) 
     return path
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-FILE_MODE = 0o666 & ~_umask()  # mkstemp makes 0600 files; a shared screenshot should be readable
-
-
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` so that readers see the old file or the whole new one, never half."""
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
-
-
 def screenshot_svg(app: Any) -> str:
     """The current screen as SVG, titled with the scene (the title is the SVG's window caption)."""
     return str(app.export_screenshot(title=f"seqviz · {app.scene.title}"))
@@ -90,7 +66,7 @@ def save_screenshot(app: Any, path: str | os.PathLike[str] | None = None) -> Pat
         target = unique_path(folder, app.scene.name, ".svg")
     else:
         target = Path(path)
-    write_text_atomic(target, svg)
+    atomic_write(target, svg)
     if getattr(app, "is_web", False):  # in a browser (seqviz serve) the file goes to the user too
         app.deliver_text(io.StringIO(svg), save_filename=target.name, mime_type="image/svg+xml")
     return target
