@@ -27,7 +27,7 @@ async def test_number_keys_switch_every_scene(make_app, ready):
             await ready(app, pilot)
             assert app.scene.name == name
             assert app.query_one(f"#view-{name}") is not None
-            assert app.result is not None and type(app.result).__module__.endswith(name)
+            assert app.result is not None and app.result.values == app.values
         await pilot.press("9")  # no scene 9: nothing happens
         assert app.scene.name == scene_names()[-1]
 

@@ -23,8 +23,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
@@ -368,7 +370,13 @@ class SeqvizApp(App[None]):
             await self.query_one(ParamPanel).show_scene(scene, self.values)
             self.query_one(SceneBar).set_active(scene.name)
             self.query_one("#scene-info", Static).update(
-                f"[b]{scene.title}[/b]\n{scene.summary}\n\n[dim]? help · ctrl+p set by name[/]"
+                Text.assemble(
+                    (scene.title, "bold"),
+                    "\n",
+                    scene.summary,
+                    "\n\n",
+                    ("? help · ctrl+p set by name", "dim"),
+                )  # fmt: skip
             )
             self.sub_title = scene.title
         finally:
@@ -398,27 +406,30 @@ class SeqvizApp(App[None]):
             return
         state = "▶ playing" if self.playing else "❚❚ paused"
         bar.set_play_state(f"{state} · {self.speed:g} frames/s")
-        parts = []
+        # Plain Text, not markup: frame labels contain the user's typed text ("[", "]").
+        parts: list[Text] = []
         if self._shown_generation != self._generation and self._compiled:
-            parts.append("[b]computing…[/b]")
+            parts.append(Text("computing…", style="bold"))
         if self._view is not None and self._result is not None:
-            parts.append(self._view.frame_label(self.frame))
+            parts.append(Text(self._view.frame_label(self.frame)))
         overflow = getattr(self._result, "overflow", None)
         if overflow is not None:
-            parts.append(f"[b #ff2bd6]overflow at step {overflow.step}[/]")
+            parts.append(Text(f"overflow at step {overflow.step}", style="bold #ff2bd6"))
         if self._error:
-            parts.append(f"[b red]{self._error}[/]")
+            parts.append(Text(self._error, style="bold red"))
         else:
             try:
                 spec = self.scene.spec(self._focused_param)
-                parts.append(f"[dim]{spec.name}: {spec.help} ({spec.allowed()})[/]")
+                parts.append(Text(f"{spec.name}: {spec.help} ({spec.allowed()})", style="dim"))
             except ValueError:
                 pass
-        status.update("  │  ".join(p for p in parts if p))
+        status.update(Text("  │  ").join(p for p in parts if p.plain))
 
     # --- messages from widgets -----------------------------------------------------------------
     @on(ParamChanged)
     def _param_changed(self, message: ParamChanged) -> None:
+        if message.name not in self.scene.param_names:
+            return  # from a row of the scene being replaced
         try:
             self.set_param(message.name, message.value)
         except ValueError as exc:
@@ -426,6 +437,8 @@ class SeqvizApp(App[None]):
 
     @on(ParamFocused)
     def _param_focused(self, message: ParamFocused) -> None:
+        if message.name not in self.scene.param_names:
+            return  # a row of the scene being replaced
         self._focused_param = message.name
         self._update_status()
 
@@ -450,6 +463,8 @@ class SeqvizApp(App[None]):
         self.reset_params()
 
     def action_nudge(self, direction: int) -> None:
+        if self._focused_param not in self.scene.param_names:
+            self._focused_param = self.scene.specs[0].name
         spec = self.scene.spec(self._focused_param)
         new = spec.nudge(getattr(self.values, spec.name), direction)
         self.set_param(spec.name, new)
@@ -480,6 +495,17 @@ class SeqvizApp(App[None]):
 
     def action_save_trace(self) -> None:
         trace_action(self)
+
+    def pop_screen(self) -> AwaitComplete:
+        """Pop a modal screen; a second dismiss from fast repeated keys (enter, escape on the
+        command palette) must not pop the main screen and stop the app."""
+        if len(self.screen_stack) <= 1:
+
+            async def nothing() -> None:
+                return None
+
+            return AwaitComplete(nothing()).call_next(self)
+        return super().pop_screen()
 
     def save_svg(self, path: str | Path) -> Path:
         """Save an SVG screenshot of the current screen (atomic write)."""

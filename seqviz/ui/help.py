@@ -32,7 +32,7 @@ class HelpScreen(ModalScreen[None]):
     """Keys and parameters; any of escape, q or ? closes it."""
 
     BINDINGS = [
-        Binding("escape,q,question_mark", "dismiss", "close help"),
+        Binding("escape,q,question_mark", "close", "close help"),
     ]
 
     DEFAULT_CSS = """
@@ -51,6 +51,7 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self, scene: Scene, scene_titles: list[str]) -> None:
         super().__init__()
+        self._closing = False
         self.scene = scene
         self.scene_titles = scene_titles
 
@@ -75,3 +76,9 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Text(f"\n{self.scene.title}: {self.scene.summary}", style="bold"))
             yield Static(params)
             yield Static(Text("\nescape, q or ? closes this help", style="dim italic"))
+
+    def action_close(self) -> None:
+        # Two quick escapes must not pop the screen below this one.
+        if not self._closing and self.app.screen is self:
+            self._closing = True
+            self.dismiss(None)

@@ -36,6 +36,18 @@ def overflow_text(overflow: Any) -> Text:
     )
 
 
+TANH_CAPTION = (
+    "Columns appear as inputs are read. Deep red/blue: saturated tanh units, whose "
+    "derivative 1 - h^2 is near 0 and blocks the gradient."
+)
+TANH_SHORT = "Deep red/blue = saturated units: gradient blocked"
+LINEAR_CAPTION = (
+    "No squashing: with rho above 1 the states grow every step (see the scale), below 1 "
+    "they fade. Magenta cells are inf/nan."
+)
+LINEAR_SHORT = "No squashing: states grow or fade with rho"
+
+
 class VanishingView(SceneView):
     """Forward pass fills the heatmap (frames 1..T), then the gradient travels back (T+1..2T)."""
 
@@ -68,11 +80,10 @@ class VanishingView(SceneView):
     def compose(self) -> ComposeResult:
         yield Panel(
             "hidden states h_t  (units x time)",
-            "Columns appear as inputs are read. Deep red/blue: saturated tanh units, whose "
-            "derivative 1 - h^2 is near 0 and blocks the gradient.",
+            TANH_CAPTION,
             Heatmap(id="h-heatmap"),
             ColorLegend("h", id="h-legend"),
-            short="Deep red/blue = saturated units: gradient blocked",
+            short=TANH_SHORT,
             id="heat-panel",
         )
         yield Panel(
@@ -113,6 +124,10 @@ class VanishingView(SceneView):
         cmap = diverging(limit)
         self.query_one("#h-heatmap", Heatmap).set_data(h, cmap)
         self.query_one("#h-legend", ColorLegend).set_map(cmap, f"h ({v.nonlinearity})")
+        if v.nonlinearity == "tanh":
+            self.query_one("#heat-panel", Panel).set_caption(TANH_CAPTION, TANH_SHORT)
+        else:
+            self.query_one("#heat-panel", Panel).set_caption(LINEAR_CAPTION, LINEAR_SHORT)
         self.query_one("#eig-plot", EigenPlot).set_eigenvalues(result.eigenvalues)
         k = np.arange(result.T, dtype=float)
         series = [

@@ -48,8 +48,12 @@ class Colormap:
         with np.errstate(all="ignore"):
             if self.log:
                 values = np.log10(np.maximum(np.abs(values), 1e-300))
-            span = (self.vmax - self.vmin) or 1.0
-            scaled = np.clip(np.where(finite, (values - self.vmin) / span, 0.0), 0.0, 1.0)
+            # Divide first: vmax - vmin itself can overflow when the data reach 1e308.
+            unit = max(abs(self.vmin), abs(self.vmax)) or 1.0
+            lo, hi = self.vmin / unit, self.vmax / unit
+            span = (hi - lo) or 1.0
+            scaled = np.where(finite, (values / unit - lo) / span, 0.0)
+            scaled = np.clip(scaled, 0.0, 1.0)
             scaled = np.nan_to_num(scaled, nan=0.0)
         idx = np.minimum((scaled * self.n).astype(np.int64), self.n - 1)
         return np.where(finite, idx, self.n).astype(np.int16)

@@ -1,0 +1,135 @@
+"""Headless UI benchmark (`seqviz bench --ui`): animation frame rate, parameter-to-repaint latency.
+
+Everything runs in Textual's headless test harness at 160x50, so the numbers include the real
+widget updates and the compositor's rendering of every changed line, but not a terminal's own
+drawing. A "frame" is: move the animation cursor one step, then render the screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json as jsonlib
+import os
+import statistics
+import time
+from typing import Any
+
+SIZE = (160, 50)
+SCENES = ("vanishing", "memory", "gates", "gradflow")
+FRAMES = 120
+CHANGES = 21
+LONG_RUN_FRAMES = 3000
+
+
+def _rss_mb() -> float:
+    """Current resident set size in MB (Linux /proc; 0 where unavailable)."""
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _paint(app: Any) -> None:
+    """Lay out and render the screen now, as the screen's update timer would."""
+    screen = app.screen
+    if screen._layout_required:
+        screen._refresh_layout()
+        screen._layout_required = False
+    screen._compositor_refresh()
+
+
+async def _frame_rate(app: Any, pilot: Any, scene: str) -> float:
+    app.set_scene(scene)
+    await app.until_ready()
+    await pilot.pause()
+    n = app.n_frames
+    app.seek(0)
+    _paint(app)
+    count = min(FRAMES, n)
+    start = time.perf_counter()
+    for frame in range(1, count + 1):
+        app.seek(frame)
+        _paint(app)
+    elapsed = time.perf_counter() - start
+    return count / elapsed if elapsed > 0 else float("inf")
+
+
+async def _param_latency(app: Any, pilot: Any) -> list[float]:
+    """Milliseconds from set_param to the new result painted, for alternating rho values."""
+    app.set_scene("vanishing")
+    await app.until_ready()
+    await pilot.pause()
+    times = []
+    for i in range(CHANGES):
+        rho = 1.05 if i % 2 == 0 else 1.0
+        start = time.perf_counter()
+        app.set_param("rho", rho)
+        await app.until_ready()
+        _paint(app)
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+async def _long_run(app: Any, pilot: Any, scene: str) -> tuple[float, float]:
+    """RSS (MB) before and after LONG_RUN_FRAMES animation frames (looping over the scene)."""
+    app.set_scene(scene)
+    await app.until_ready()
+    await pilot.pause()
+    n = max(1, app.n_frames)
+    for frame in range(200):  # warm caches first: only growth after that counts
+        app.seek(frame % (n + 1))
+        _paint(app)
+    before = _rss_mb()
+    for frame in range(LONG_RUN_FRAMES):
+        app.seek(frame % (n + 1))
+        _paint(app)
+        if frame % 100 == 0:
+            await asyncio.sleep(0)  # let queued messages run, as in a live app
+    await pilot.pause()
+    return before, _rss_mb()
+
+
+async def _measure() -> dict[str, Any]:
+    from seqviz.ui.app import SeqvizApp
+
+    app = SeqvizApp(animate=False)
+    results: dict[str, Any] = {"size": list(SIZE)}
+    async with app.run_test(size=SIZE) as pilot:
+        await app.until_ready()
+        fps = {scene: await _frame_rate(app, pilot, scene) for scene in SCENES}
+        busiest = min(fps, key=lambda name: fps[name])
+        latency = await _param_latency(app, pilot)
+        before, after = await _long_run(app, pilot, busiest)
+    results.update(
+        fps_by_scene={k: round(v, 1) for k, v in fps.items()},
+        busiest_scene=busiest,
+        fps=round(fps[busiest], 1),
+        param_to_repaint_ms_median=round(statistics.median(latency), 1),
+        param_to_repaint_ms_max=round(max(latency), 1),
+        long_run_frames=LONG_RUN_FRAMES,
+        rss_mb_before=round(before, 1),
+        rss_mb_after=round(after, 1),
+    )
+    return results
+
+
+def run_ui_bench(json: bool = False) -> int:
+    """Run the UI benchmark and print it; returns the process exit code."""
+    results = asyncio.run(_measure())
+    if json:
+        print(jsonlib.dumps(results, indent=2))
+        return 0
+    print(f"{results['fps']:.0f} fps  (busiest scene: {results['busiest_scene']}, 160x50)")
+    for scene, fps in results["fps_by_scene"].items():
+        print(f"  {scene:<10} {fps:7.1f} fps")
+    print(
+        f"parameter change -> repainted frame: median {results['param_to_repaint_ms_median']:.1f}"
+        f" ms, max {results['param_to_repaint_ms_max']:.1f} ms"
+    )
+    print(
+        f"memory over {results['long_run_frames']} frames: {results['rss_mb_before']:.1f} MB -> "
+        f"{results['rss_mb_after']:.1f} MB"
+    )
+    return 0
