@@ -31,13 +31,11 @@ def _rss_mb() -> float:
         return 0.0
 
 
-def _paint(app: Any) -> None:
-    """Lay out and render the screen now, as the screen's update timer would."""
-    screen = app.screen
-    if screen._layout_required:
-        screen._refresh_layout()
-        screen._layout_required = False
-    screen._compositor_refresh()
+async def _paint(app: Any, pilot: Any) -> None:
+    """Let every widget process its refresh messages, then lay out and render the changed
+    regions now (what the screen's update timer does), without Pilot.pause's idle sleeps."""
+    await pilot._wait_for_screen()
+    app.screen._on_timer_update()
 
 
 async def _frame_rate(app: Any, pilot: Any, scene: str) -> float:
@@ -46,12 +44,12 @@ async def _frame_rate(app: Any, pilot: Any, scene: str) -> float:
     await pilot.pause()
     n = app.n_frames
     app.seek(0)
-    _paint(app)
+    await _paint(app, pilot)
     count = min(FRAMES, n)
     start = time.perf_counter()
     for frame in range(1, count + 1):
         app.seek(frame)
-        _paint(app)
+        await _paint(app, pilot)
     elapsed = time.perf_counter() - start
     return count / elapsed if elapsed > 0 else float("inf")
 
@@ -64,10 +62,11 @@ async def _param_latency(app: Any, pilot: Any) -> list[float]:
     times = []
     for i in range(CHANGES):
         rho = 1.05 if i % 2 == 0 else 1.0
+        await pilot.pause()
         start = time.perf_counter()
         app.set_param("rho", rho)
         await app.until_ready()
-        _paint(app)
+        await _paint(app, pilot)
         times.append((time.perf_counter() - start) * 1000)
     return times
 
@@ -80,11 +79,11 @@ async def _long_run(app: Any, pilot: Any, scene: str) -> tuple[float, float]:
     n = max(1, app.n_frames)
     for frame in range(200):  # warm caches first: only growth after that counts
         app.seek(frame % (n + 1))
-        _paint(app)
+        await _paint(app, pilot)
     before = _rss_mb()
     for frame in range(LONG_RUN_FRAMES):
         app.seek(frame % (n + 1))
-        _paint(app)
+        await _paint(app, pilot)
         if frame % 100 == 0:
             await asyncio.sleep(0)  # let queued messages run, as in a live app
     await pilot.pause()
