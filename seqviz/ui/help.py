@@ -51,16 +51,22 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self, scene: Scene, scene_titles: list[str]) -> None:
         super().__init__()
-        self._closing = False
+        self._dismissing = False
         self.scene = scene
         self.scene_titles = scene_titles
 
-    def compose(self) -> ComposeResult:
-        keys = Table(box=None, show_header=False, padding=(0, 2))
-        keys.add_column(style="bold #ffa62b", no_wrap=True)
-        keys.add_column()
-        for key, what in KEYS:
-            keys.add_row(key, what)
+    def show_scene(self, scene: Scene) -> None:
+        """Show another scene's parameters (the screen is installed once and reused)."""
+        self.scene = scene
+        self._closing = False
+        if self.is_mounted:
+            self.query_one("#help-scene", Static).update(self._scene_text())
+            self.query_one("#help-params", Static).update(self._params())
+
+    def _scene_text(self) -> Text:
+        return Text(f"\n{self.scene.title}: {self.scene.summary}", style="bold")
+
+    def _params(self) -> Table:
         params = Table(box=None, padding=(0, 2), header_style="bold")
         params.add_column("parameter", style="bold", no_wrap=True)
         params.add_column("allowed")
@@ -68,17 +74,25 @@ class HelpScreen(ModalScreen[None]):
         for spec in self.scene.specs:
             params.add_row(spec.name, spec.allowed(), spec.help)
         self.params_table = params
+        return params
+
+    def compose(self) -> ComposeResult:
+        keys = Table(box=None, show_header=False, padding=(0, 2))
+        keys.add_column(style="bold #ffa62b", no_wrap=True)
+        keys.add_column()
+        for key, what in KEYS:
+            keys.add_row(key, what)
         scenes = "   ".join(f"{i} {t}" for i, t in enumerate(self.scene_titles, start=1))
         with VerticalScroll():
             yield Static(Text("seqviz keys", style="bold underline"))
             yield Static(keys)
             yield Static(Text(f"\nScenes: {scenes}", style="bold"))
-            yield Static(Text(f"\n{self.scene.title}: {self.scene.summary}", style="bold"))
-            yield Static(params)
+            yield Static(self._scene_text(), id="help-scene")
+            yield Static(self._params(), id="help-params")
             yield Static(Text("\nescape, q or ? closes this help", style="dim italic"))
 
     def action_close(self) -> None:
         # Two quick escapes must not pop the screen below this one.
-        if not self._closing and self.app.screen is self:
-            self._closing = True
+        if not self._dismissing and self.app.screen is self:
+            self._dismissing = True
             self.dismiss(None)
