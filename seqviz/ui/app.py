@@ -485,7 +485,15 @@ class SeqvizApp(App[None]):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        self.push_screen(HelpScreen(self.scene, [s.title for s in scenes().values()]))
+        # Installed once and reused: a popped installed screen is kept, not removed, which
+        # also avoids a hang seen when a fresh help screen was removed during fast key input.
+        if not self.is_screen_installed("help"):
+            titles = [s.title for s in scenes().values()]
+            self.install_screen(HelpScreen(self.scene, titles), name="help")
+        help_screen = self.get_screen("help")
+        assert isinstance(help_screen, HelpScreen)
+        help_screen.show_scene(self.scene)
+        self.push_screen("help")
 
     shots_dir: Path | None = None
     """Folder for the screenshot and trace keys (None: $SEQVIZ_SHOTS or ./seqviz-shots)."""

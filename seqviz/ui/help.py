@@ -58,7 +58,7 @@ class HelpScreen(ModalScreen[None]):
     def show_scene(self, scene: Scene) -> None:
         """Show another scene's parameters (the screen is installed once and reused)."""
         self.scene = scene
-        self._closing = False
+        self._dismissing = False
         if self.is_mounted:
             self.query_one("#help-scene", Static).update(self._scene_text())
             self.query_one("#help-params", Static).update(self._params())
