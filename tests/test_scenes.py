@@ -57,7 +57,7 @@ def test_nudge_snaps_clamps_and_cycles():
     choice = ParamSpec("c", "c", "choice", "a", choices=("a", "b"))
     assert choice.nudge("b", +1) == "a" and choice.nudge("a", -1) == "b"
     integer = ParamSpec("n", "n", "int", 5, 1, 10, 4)
-    assert integer.nudge(5, +1) == 9 and integer.nudge(9, +1) == 10
+    assert integer.nudge(5, +1) == 8 and integer.nudge(8, +1) == 10  # multiples of 4, clamped
 
 
 def test_bad_specs_are_refused():
