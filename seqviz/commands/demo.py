@@ -80,17 +80,13 @@ def run(args: argparse.Namespace) -> int:
         )
         return 1 if problems else 0
     if args.serve:
-        if not 0 < args.port < 65536:
-            raise UsageError(f"port {args.port} is out of range; use a number from 1 to 65535")
-        from textual_serve.server import Server
+        from seqviz.commands.serve import serve
 
         # Each browser session runs the script from the file, so a shipped demo goes by its path.
         command = demo_command(str(Path(demo.path).resolve()), args.start, args.speed, args.shots)
-        server = Server(command, host=args.host, port=args.port, title=f"seqviz · {demo.title}")
-        print(f"seqviz: serving demo {demo.name} on http://{args.host}:{args.port} "
-              "(Ctrl+C stops)", flush=True)  # fmt: skip
-        server.serve()
-        return 0
+        return serve(
+            command, args.host, args.port, title=f"seqviz · {demo.title}", what=f"demo {demo.name}"
+        )
     from seqviz.lecture.runner import DemoApp
     from seqviz.ui.export import set_shots_folder
 

@@ -38,17 +38,18 @@ def app_command(scene: str | None, settings: list[str]) -> str:
     return shlex.join(parts)
 
 
-def run(args: argparse.Namespace) -> int:
-    if not 0 < args.port < 65536:
-        raise ValueError(f"port {args.port} is out of range; use a number from 1 to 65535")
+def serve(command: str, host: str, port: int, title: str, what: str = "seqviz") -> int:
+    """Serve ``command`` (one app process per browser session) until Ctrl+C or SIGTERM."""
+    if not 0 < port < 65536:
+        raise ValueError(f"port {port} is out of range; use a number from 1 to 65535")
     from textual_serve.server import Server
 
-    server = Server(
-        app_command(args.serve_scene, args.serve_settings),
-        host=args.host,
-        port=args.port,
-        title="seqviz",
-    )
-    print(f"seqviz: serving on http://{args.host}:{args.port} (Ctrl+C stops)", flush=True)
+    server = Server(command, host=host, port=port, title=title)
+    print(f"seqviz: serving {what} on http://{host}:{port} (Ctrl+C stops)", flush=True)
     server.serve()
     return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    command = app_command(args.serve_scene, args.serve_settings)
+    return serve(command, args.host, args.port, title="seqviz")
