@@ -514,16 +514,3 @@ class SeqvizApp(App[None]):
 
             return AwaitComplete(nothing()).call_next(self)
         return super().pop_screen()
-
-    def save_svg(self, path: str | Path) -> Path:
-        """Save an SVG screenshot of the current screen (atomic write)."""
-        import os
-        import tempfile
-
-        target = Path(path)
-        svg = self.export_screenshot()
-        fd, tmp = tempfile.mkstemp(dir=target.parent or Path("."), suffix=".svg.tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(svg)
-        os.replace(tmp, target)
-        return target
