@@ -41,3 +41,17 @@ def test_bench_main_json(capsys, monkeypatch):
     assert [(r["cell"], r["d"], r["T"]) for r in data["rows"]] == [("rnn", 4, 5)]
     assert set(data["rows"][0]["ratios"]) == {"numpy", "torch_loop", "torch_cell", "torch_fused"}
     assert data["environment"]["seqviz_threads"] == 1
+
+
+def test_bench_decoding_reports_a_width_8_step_side_by_side(capsys):
+    from seqviz.cli import main
+
+    assert main(["bench", "--decoding", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["width"] == 8 and r["live_hypotheses"] == 8
+    assert r["candidates_per_step"] == 8 * r["vocab"]
+    for key in ("engine_step_ms", "seqviz_model_step_ms", "numpy_model_step_ms"):
+        assert 0 < r[key] < 1000
+    assert r["numpy_model_step_ratio"] == pytest.approx(
+        r["numpy_model_step_ms"] / r["seqviz_model_step_ms"]
+    )

@@ -18,6 +18,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--quick", action="store_true", help="fewer repeats and only the small sizes")
     p.add_argument("--ui", action="store_true", help="benchmark the app's drawing instead")
+    p.add_argument(
+        "--decoding",
+        action="store_true",
+        help="benchmark one width-8 beam step on the shipped LM instead (NumPy, PyTorch beside)",
+    )
     p.set_defaults(func=run)
 
 
@@ -30,6 +35,14 @@ def run(args: argparse.Namespace) -> int:
                 raise
             raise UsageError("this installation has no UI benchmark (seqviz.ui.bench).") from None
         return int(run_ui_bench(json=args.json) or 0)
+    if args.decoding:
+        import json
+
+        from seqviz.decoding.benchmark import bench_decoding, format_report
+
+        result = bench_decoding()
+        print(json.dumps(result, indent=2) if args.json else format_report(result))
+        return 0
     import os
     import subprocess
     import sys
