@@ -20,3 +20,18 @@ def test_core_and_experiments_import_no_ui_library():
     leaked = [m for m in modules if m.split(".")[0] in UI]
     assert not leaked, leaked
     assert "seqviz.core.kernels" in modules  # the check really imported the core
+
+
+def test_decoding_engine_and_scene_computations_import_no_ui_library():
+    code = (
+        "import json, sys\n"
+        "import seqviz.decoding, seqviz.decoding.rnnlm, seqviz.scenes\n"
+        "from seqviz.scenes import scenes\n"
+        "scenes()\n"  # imports every scene module
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    modules = json.loads(out.stdout)
+    leaked = [m for m in modules if m.split(".")[0] in UI]
+    assert not leaked, leaked
+    assert "seqviz.scenes.decoding" in modules and "seqviz.scenes.gates" in modules
