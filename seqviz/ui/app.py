@@ -405,7 +405,10 @@ class SeqvizApp(App[None]):
         except Exception:
             return
         state = "▶ playing" if self.playing else "❚❚ paused"
-        bar.set_play_state(f"{state} · {self.speed:g} frames/s")
+        play = (bar, f"{state} · {self.speed:g} frames/s")
+        if play != getattr(self, "_play_shown", None):  # an update forces a layout pass
+            self._play_shown = play
+            bar.set_play_state(play[1])
         # Plain Text, not markup: frame labels contain the user's typed text ("[", "]").
         parts: list[Text] = []
         if self._shown_generation != self._generation and self._compiled:
@@ -423,7 +426,8 @@ class SeqvizApp(App[None]):
                 parts.append(Text(f"{spec.name}: {spec.help} ({spec.allowed()})", style="dim"))
             except ValueError:
                 pass
-        status.update(Text("  │  ").join(p for p in parts if p.plain))
+        # #status is one line of fixed height and 1fr width: no layout pass needed per frame.
+        status.update(Text("  │  ").join(p for p in parts if p.plain), layout=False)
 
     # --- messages from widgets -----------------------------------------------------------------
     @on(ParamChanged)

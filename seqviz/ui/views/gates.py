@@ -168,13 +168,16 @@ class GatesView(SceneView):
             self.show_frame(self.frame)
 
     def show_frame(self, frame: int) -> None:
+        was_started = self.frame >= 1
         super().show_frame(frame)
         if self.result is None:
             return
         for i in range(N_PANELS):
             self.query_one(f"#map-{i}", Heatmap).set_visible(frame)
         self.query_one("#unit-plot", SeriesPlot).set_upto(frame)
-        self.query_one("#gates-readout", Readout).refresh(layout=True)
+        # The readout gains its per-step line at frame 1; only then does its height change, and
+        # a layout pass on every other frame would reflow the whole screen for nothing.
+        self.query_one("#gates-readout", Readout).refresh(layout=was_started != (frame >= 1))
 
     def frame_label(self, frame: int) -> str:
         if self.result is None:

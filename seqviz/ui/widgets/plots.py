@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,14 +41,55 @@ def _int_ticks(lo: float, hi: float, count: int) -> list[float]:
     return [float(v) for v in np.arange(start, hi + step * 0.01, step)]
 
 
+RENDER_CACHE_SIZE = 64
+
+
+def _array_key(a: np.ndarray) -> Hashable:
+    """A hashable stand-in for an array's contents (shape, dtype and bytes)."""
+    a = np.ascontiguousarray(a)
+    return (a.shape, a.dtype.str, a.tobytes())
+
+
 class SafePlot(PlotextPlot):
-    """A PlotextPlot whose drawing errors become a one-line message instead of a crash."""
+    """A PlotextPlot whose drawing errors become a one-line message instead of a crash.
+
+    Building a plotext figure and parsing its ANSI output is most of a frame's cost, so the
+    finished Text is kept in a small LRU keyed by what is shown (``_content_key``), the size and
+    the theme: stepping back, looping an animation or toggling a parameter back reuses it, and
+    the plotext calls run only on a miss (``_draw``), never in the setters.
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._renders: OrderedDict[Hashable, Any] = OrderedDict()
+
+    def _content_key(self) -> Hashable:
+        raise NotImplementedError
+
+    def _draw(self) -> None:
+        """Issue the plotext calls for the current content (on a cache miss)."""
+        raise NotImplementedError
 
     def render(self) -> Any:
         try:
-            return super().render()
-        except Exception as exc:  # plotext can fail on degenerate data; the app must not
+            key = (self._content_key(), self.size.width, self.size.height, self.app.theme)
+        except Exception as exc:
             return Text(f"(plot unavailable: {type(exc).__name__})", style="dim")
+        cached = self._renders.get(key)
+        if cached is not None:
+            self._renders.move_to_end(key)
+            return cached
+        try:
+            self.plt.clear_data()
+            self.plt.clear_figure()
+            self._draw()
+            text = super().render()
+        except Exception as exc:  # plotext can fail on degenerate data; the app must not
+            text = Text(f"(plot unavailable: {type(exc).__name__})", style="dim")
+        self._renders[key] = text
+        if len(self._renders) > RENDER_CACHE_SIZE:
+            self._renders.popitem(last=False)
+        return text
 
 
 class SeriesPlot(SafePlot):
@@ -72,7 +114,7 @@ class SeriesPlot(SafePlot):
         self._upto: int | None = None
         self._ylim: tuple[float, float] | None = None
         self._xlim: tuple[float, float] = (0.0, 1.0)
-        self._dirty = True
+        self._series_key: Hashable = ()
 
     def set_series(self, series: Sequence[Series], *, xlim: tuple[float, float] | None = None,
                    ylim: tuple[float, float] | None = None) -> None:  # fmt: skip
@@ -84,14 +126,17 @@ class SeriesPlot(SafePlot):
             xlim = (float(np.min(all_x)), float(np.max(all_x)))
         self._xlim = xlim or (0.0, 1.0)
         self._ylim = ylim or self._auto_ylim()
+        self._series_key = tuple(
+            (s.label, s.color, s.marker, _array_key(s.x), _array_key(s.y)) for s in self._series
+        )
         self._upto = None
-        self._replot()
+        self.refresh()
 
     def set_upto(self, count: int | None) -> None:
         """Draw only the first ``count`` points of each curve (None: all)."""
         if count != self._upto:
             self._upto = count
-            self._replot()
+            self.refresh()
 
     def _auto_ylim(self) -> tuple[float, float] | None:
         ys = [np.asarray(s.y, dtype=float) for s in self._series]
@@ -107,10 +152,13 @@ class SeriesPlot(SafePlot):
         pad = 0.05 * ((hi - lo) or 1.0)
         return (lo - pad, hi + pad)
 
-    def _replot(self) -> None:
+    def _content_key(self) -> Hashable:
+        n = max((len(s.x) for s in self._series), default=0)
+        upto = None if self._upto is None or self._upto >= n else self._upto
+        return (self._series_key, upto, self._xlim, self._ylim, self.log_y, self.xlabel)
+
+    def _draw(self) -> None:
         plt = self.plt
-        plt.clear_data()
-        plt.clear_figure()
         drawn = False
         for s in self._series:
             x = np.asarray(s.x, dtype=float)
@@ -125,7 +173,6 @@ class SeriesPlot(SafePlot):
             # An invisible point keeps the axes in place before any curve has points.
             plt.plot([self._xlim[0]], [self._ylim[1]], marker=" ", color=(0, 0, 0))
         self._axes()
-        self.refresh()
 
     def _axes(self) -> None:
         plt = self.plt
@@ -153,9 +200,6 @@ class SeriesPlot(SafePlot):
             ticks = _int_ticks(lo, hi, max(2, self.size.height // 4))
             plt.yticks(ticks, [f"{t:g}" for t in ticks])
 
-    def on_resize(self) -> None:
-        self._replot()
-
 
 class EigenPlot(SafePlot):
     """Eigenvalues of a matrix in the complex plane, with the unit circle for reference."""
@@ -174,12 +218,13 @@ class EigenPlot(SafePlot):
 
     def set_eigenvalues(self, eigenvalues: np.ndarray) -> None:
         self._eig = np.asarray(eigenvalues, dtype=complex)
-        self._replot()
+        self.refresh()
 
-    def _replot(self) -> None:
+    def _content_key(self) -> Hashable:
+        return _array_key(self._eig)
+
+    def _draw(self) -> None:
         plt = self.plt
-        plt.clear_data()
-        plt.clear_figure()
         theta = np.linspace(0, 2 * np.pi, 120)
         plt.plot(np.cos(theta).tolist(), np.sin(theta).tolist(), color=CIRCLE_COLOR, marker="hd")
         eig = self._eig[np.isfinite(self._eig)]
@@ -191,10 +236,6 @@ class EigenPlot(SafePlot):
         ticks = [-math.floor(radius), 0.0, math.floor(radius)] if radius >= 2 else [-1.0, 0.0, 1.0]
         plt.xticks(ticks, [f"{t:g}" for t in ticks])
         plt.yticks(ticks, [f"{t:g}" for t in ticks])
-        self.refresh()
-
-    def on_resize(self) -> None:
-        self._replot()
 
 
 class PlotLegend(Static):
