@@ -2,58 +2,21 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 
-import pytest
+from served import serve_fetch_stop
 
 from seqviz.cli import main
 from seqviz.commands.serve import app_command
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_serve_answers_on_loopback_and_stops_cleanly():
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "seqviz", "serve", "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        body = None
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and body is None:
-            assert proc.poll() is None, proc.stderr.read().decode()
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as resp:
-                    assert resp.status == 200
-                    body = resp.read().decode()
-            except OSError:
-                time.sleep(0.3)
-        assert body is not None, "server never answered on loopback"
-        assert "seqviz" in body  # the page title
-        # The page's websocket address points back at loopback, not at another interface.
-        assert f"127.0.0.1:{port}" in body
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            rc = proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            pytest.fail("server did not stop within 20 s of SIGTERM")
-    assert rc == 0
-    assert f"http://127.0.0.1:{port}" in proc.stdout.read().decode()
+    served = serve_fetch_stop(["serve"])
+    assert "seqviz" in served.body  # the page title
+    # The page's websocket address points back at loopback, not at another interface.
+    assert f"127.0.0.1:{served.port}" in served.body
+    assert served.returncode == 0
+    assert f"http://127.0.0.1:{served.port}" in served.stdout
 
 
 def test_serve_rejects_bad_port(capsys):
