@@ -39,3 +39,18 @@ def _shots_in_tmp(
 ) -> None:
     """A stray `s` or `e` key in a test writes its screenshot or trace here, not into the repo."""
     monkeypatch.setenv("SEQVIZ_SHOTS", str(tmp_path_factory.mktemp("shots")))
+
+
+async def _wait_until_drawn(pilot: Any) -> None:
+    app = pilot.app
+    await app.until_ready()
+    for field in app.query("Input"):
+        field.cursor_blink = False
+    await pilot.pause()
+    await pilot.pause()
+
+
+@pytest.fixture
+def until_drawn() -> Callable[[Any], Any]:
+    """A snap_compare `run_before`: wait until computed and painted, with no cursor blink."""
+    return _wait_until_drawn

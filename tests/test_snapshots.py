@@ -13,22 +13,13 @@ CORE_SCENES = [
 ]
 
 
-async def _wait_until_drawn(pilot) -> None:
-    app = pilot.app
-    await app.until_ready()
-    for field in app.query("Input"):
-        field.cursor_blink = False
-    await pilot.pause()
-    await pilot.pause()
-
-
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("scene", CORE_SCENES)
-def test_scene_at_defaults(scene, size, snap_compare, make_app):
+def test_scene_at_defaults(scene, size, snap_compare, make_app, until_drawn):
     app = make_app(scene)
-    assert snap_compare(app, terminal_size=size, run_before=_wait_until_drawn)
+    assert snap_compare(app, terminal_size=size, run_before=until_drawn)
 
 
-def test_overflow_snapshot(snap_compare, make_app):
+def test_overflow_snapshot(snap_compare, make_app, until_drawn):
     app = make_app("vanishing", {"rho": 3.0, "nonlinearity": "linear", "steps": 1000})
-    assert snap_compare(app, terminal_size=(160, 50), run_before=_wait_until_drawn)
+    assert snap_compare(app, terminal_size=(160, 50), run_before=until_drawn)

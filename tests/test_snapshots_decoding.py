@@ -7,27 +7,18 @@ import pytest
 SIZES = [(80, 24), (160, 50)]
 
 
-async def _wait_until_drawn(pilot) -> None:
-    app = pilot.app
-    await app.until_ready()
-    for field in app.query("Input"):
-        field.cursor_blink = False
-    await pilot.pause()
-    await pilot.pause()
-
-
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_decoding_at_defaults(size, snap_compare, make_app):
+def test_decoding_at_defaults(size, snap_compare, make_app, until_drawn):
     app = make_app("decoding")
-    assert snap_compare(app, terminal_size=size, run_before=_wait_until_drawn)
+    assert snap_compare(app, terminal_size=size, run_before=until_drawn)
 
 
-def test_decoding_scored_step_with_a_selected_node(snap_compare, make_app):
+def test_decoding_scored_step_with_a_selected_node(snap_compare, make_app, until_drawn):
     """Step 2 scored (ranks shown, nothing pruned yet), "the" selected, temperature 2, top-k 2."""
     app = make_app("decoding", {"temperature": 2.0, "top_k": 2})
 
     async def run_before(pilot) -> None:
-        await _wait_until_drawn(pilot)
+        await until_drawn(pilot)
         await pilot.press("home", "right", "right", "right", "down")
         await pilot.pause()
 
