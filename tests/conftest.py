@@ -54,3 +54,19 @@ async def _wait_until_drawn(pilot: Any) -> None:
 def until_drawn() -> Callable[[Any], Any]:
     """A snap_compare `run_before`: wait until computed and painted, with no cursor blink."""
     return _wait_until_drawn
+
+
+@pytest.fixture
+def app_from_cli(make_app: Callable[..., Any]) -> Callable[[list[str]], Any]:
+    """Build the app the way `seqviz ARGS` would: parse, resolve scene and values, construct."""
+
+    def factory(argv: list[str]) -> Any:
+        from dataclasses import asdict
+
+        from seqviz.cli import build_parser
+        from seqviz.commands.app import resolve
+
+        name, values = resolve(build_parser().parse_args(argv))
+        return make_app(name, asdict(values))
+
+    return factory

@@ -271,17 +271,8 @@ async def test_resize_small_and_back(make_app, ready):
             assert app.screen.has_class("-compact") is False
 
 
-async def test_cli_values_reach_the_app(make_app, ready):
-    from dataclasses import asdict
-
-    from seqviz.cli import build_parser
-    from seqviz.commands.app import resolve
-
-    args = build_parser().parse_args(
-        ["--scene", "vanishing", "--set", "rho=1.2", "--set", "steps=100"]
-    )
-    name, values = resolve(args)
-    app = make_app(name, asdict(values))
+async def test_cli_values_reach_the_app(app_from_cli, ready):
+    app = app_from_cli(["--scene", "vanishing", "--set", "rho=1.2", "--set", "steps=100"])
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
         assert (app.values.rho, app.values.steps, app.result.T) == (1.2, 100, 100)

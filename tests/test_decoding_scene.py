@@ -293,17 +293,8 @@ async def test_changing_width_keeps_the_selected_words(make_app, ready):
         assert words(r, r.nodes[app.values.node]) == "a small"
 
 
-async def test_launch_values_reach_the_scene(make_app, ready):
-    from dataclasses import asdict
-
-    from seqviz.cli import build_parser
-    from seqviz.commands.app import resolve
-
-    args = build_parser().parse_args(
-        ["--scene", "decoding", "--set", "width=3", "--set", "top_k=2"]
-    )
-    name, values = resolve(args)
-    app = make_app(name, asdict(values))
+async def test_launch_values_reach_the_scene(app_from_cli, ready):
+    app = app_from_cli(["--scene", "decoding", "--set", "width=3", "--set", "top_k=2"])
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
         assert app.scene.name == "decoding"
