@@ -42,7 +42,8 @@ async def test_clicking_a_tab_switches_scene(make_app, ready):
 
 
 async def test_step_home_end_and_play(make_app, ready):
-    app = make_app("memory", animate=True, speed=60)
+    # 1000 frames take 17 s at 60 frames/s: playback cannot reach the end while a key is pressed.
+    app = make_app("memory", {"steps": 1000}, animate=True, speed=60)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
         n = app.n_frames
@@ -55,7 +56,7 @@ async def test_step_home_end_and_play(make_app, ready):
         await pilot.press("end")
         assert app.frame == n
         await pilot.press("space")  # at the end: plays again from the start
-        assert app.playing and app.frame < n
+        assert app.playing and app.frame < n, (app.playing, app.frame, n)
         await pilot.pause(0.3)
         assert 0 < app.frame
         await pilot.press("space")

@@ -16,7 +16,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(a step loop that keeps every gate and dL/dh_t, and the fused nn.* forward+backward).",
     )
     p.add_argument("--json", action="store_true", help="print the results as JSON")
-    p.add_argument("--quick", action="store_true", help="fewer repeats and only the small sizes")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="fewer repeats and only the small sizes (with --ui: a 300-frame memory check)",
+    )
     p.add_argument("--ui", action="store_true", help="benchmark the app's drawing instead")
     p.add_argument(
         "--decoding",
@@ -34,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
             if exc.name != "seqviz.ui.bench":
                 raise
             raise UsageError("this installation has no UI benchmark (seqviz.ui.bench).") from None
-        return int(run_ui_bench(json=args.json) or 0)
+        return int(run_ui_bench(json=args.json, quick=args.quick) or 0)
     if args.decoding:
         import json
 

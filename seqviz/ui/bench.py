@@ -19,6 +19,7 @@ SCENES = ("vanishing", "memory", "gates", "gradflow")
 FRAMES = 120
 CHANGES = 21
 LONG_RUN_FRAMES = 3000
+QUICK_LONG_RUN_FRAMES = 300
 
 
 def _rss_mb() -> float:
@@ -71,8 +72,8 @@ async def _param_latency(app: Any, pilot: Any) -> list[float]:
     return times
 
 
-async def _long_run(app: Any, pilot: Any, scene: str) -> tuple[float, float]:
-    """RSS (MB) before and after LONG_RUN_FRAMES animation frames (looping over the scene)."""
+async def _long_run(app: Any, pilot: Any, scene: str, frames: int) -> tuple[float, float]:
+    """RSS (MB) before and after ``frames`` animation frames (looping over the scene)."""
     app.set_scene(scene)
     await app.until_ready()
     await pilot.pause()
@@ -81,7 +82,7 @@ async def _long_run(app: Any, pilot: Any, scene: str) -> tuple[float, float]:
         app.seek(frame % (n + 1))
         await _paint(app, pilot)
     before = _rss_mb()
-    for frame in range(LONG_RUN_FRAMES):
+    for frame in range(frames):
         app.seek(frame % (n + 1))
         await _paint(app, pilot)
         if frame % 100 == 0:
@@ -90,7 +91,7 @@ async def _long_run(app: Any, pilot: Any, scene: str) -> tuple[float, float]:
     return before, _rss_mb()
 
 
-async def _measure() -> dict[str, Any]:
+async def _measure(long_run_frames: int) -> dict[str, Any]:
     from seqviz.ui.app import SeqvizApp
 
     app = SeqvizApp(animate=False)
@@ -100,23 +101,27 @@ async def _measure() -> dict[str, Any]:
         fps = {scene: await _frame_rate(app, pilot, scene) for scene in SCENES}
         busiest = min(fps, key=lambda name: fps[name])
         latency = await _param_latency(app, pilot)
-        before, after = await _long_run(app, pilot, busiest)
+        before, after = await _long_run(app, pilot, busiest, long_run_frames)
     results.update(
         fps_by_scene={k: round(v, 1) for k, v in fps.items()},
         busiest_scene=busiest,
         fps=round(fps[busiest], 1),
         param_to_repaint_ms_median=round(statistics.median(latency), 1),
         param_to_repaint_ms_max=round(max(latency), 1),
-        long_run_frames=LONG_RUN_FRAMES,
+        long_run_frames=long_run_frames,
         rss_mb_before=round(before, 1),
         rss_mb_after=round(after, 1),
     )
     return results
 
 
-def run_ui_bench(json: bool = False) -> int:
-    """Run the UI benchmark and print it; returns the process exit code."""
-    results = asyncio.run(_measure())
+def run_ui_bench(json: bool = False, quick: bool = False) -> int:
+    """Run the UI benchmark and print it; returns the process exit code.
+
+    ``quick`` shortens only the memory check (QUICK_LONG_RUN_FRAMES frames); the frame rates and
+    the latency are measured as in a full run.
+    """
+    results = asyncio.run(_measure(QUICK_LONG_RUN_FRAMES if quick else LONG_RUN_FRAMES))
     if json:
         print(jsonlib.dumps(results, indent=2))
         return 0

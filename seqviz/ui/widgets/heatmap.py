@@ -5,14 +5,17 @@ from __future__ import annotations
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
 from seqviz.ui.widgets.colormap import Colormap, diverging
+from seqviz.ui.widgets.runs import RunLine
 
 UPPER_HALF = "▀"
 CURSOR = "▸"
+CURSOR_SEGMENT = Segment(CURSOR, Style(color="#ffd54f", bold=True))
+BLANK_SEGMENT = Segment(" ")
 
 
 def _index_map(n_data: int, n_cells: int, whole: bool = False) -> np.ndarray:
@@ -27,8 +30,9 @@ def _index_map(n_data: int, n_cells: int, whole: bool = False) -> np.ndarray:
 class Heatmap(Widget):
     """A (rows x columns) array as coloured half-blocks; columns past ``visible`` stay blank.
 
-    Rows are units, columns are time steps. Strips are built once per data/size change and cropped
-    per frame, so animation costs a crop and a concatenation per line.
+    Rows are units, columns are time steps. Each line's coloured runs are built once per data or
+    size change (``RunLine``); a frame only cuts the revealed columns out of them, so animating
+    costs a bisect and a handful of segments per line.
     """
 
     DEFAULT_CSS = """
@@ -47,11 +51,13 @@ class Heatmap(Widget):
         self._from_end = False
         self._labels = ""
         self._cursor: int | None = None
-        self._lines: dict[int, Strip] = {}
+        self._lines: dict[int, RunLine] = {}
         self._layout_key: tuple[int, int, int, int] | None = None
         self._row_map = np.zeros(0, dtype=np.int64)
         self._col_map = np.zeros(0, dtype=np.int64)
         self._styles: dict[tuple[int, int], Style] = {}
+        self._paint_size = Size(0, 0)
+        self._label_line_now = False
 
     # --- data in -------------------------------------------------------------------------------
     def set_data(self, data: np.ndarray, cmap: Colormap) -> None:
@@ -107,14 +113,14 @@ class Heatmap(Widget):
         rows = self.shape[0]
         return max(1, (rows + 1) // 2)
 
-    @property
-    def _label_line(self) -> bool:
+    def _label_line(self, width: int, height: int) -> bool:
         cols = self.shape[1]
-        return bool(self._labels) and 0 < cols <= self.size.width - 1 and self.size.height > 2
+        return bool(self._labels) and 0 < cols <= width - 1 and height > 2
 
     def _layout(self) -> None:
-        width, height = self.size
-        height -= int(self._label_line)
+        width, height = self._paint_size
+        self._label_line_now = self._label_line(width, height)
+        height -= int(self._label_line_now)
         rows, cols = self.shape
         key = (width, height, rows, cols)  # height excludes the label line
         if key == self._layout_key:
@@ -125,53 +131,45 @@ class Heatmap(Widget):
         self._col_map = _index_map(cols, plot_width, whole=bool(self._labels))
         self._lines.clear()
 
-    def _style(self, top: int, bottom: int) -> Style:
-        style = self._styles.get((top, bottom))
+    def _style_of(self, key: tuple[int, int]) -> Style:
+        """The style of a cell whose top and bottom halves have colour bins ``key`` (-1: none)."""
+        style = self._styles.get(key)
         if style is None:
+            top, bottom = key
             cmap = self._cmap
             fg = cmap.color(top) if top >= 0 else None
             bg = cmap.color(bottom) if bottom >= 0 else None
             style = Style(color=fg, bgcolor=bg)
-            self._styles[(top, bottom)] = style
+            self._styles[key] = style
         return style
 
-    def _full_line(self, y: int) -> Strip:
-        """Line y with every column drawn (cached until data or size change)."""
-        strip = self._lines.get(y)
-        if strip is not None:
-            return strip
+    def _runs(self, y: int) -> RunLine:
+        """Line y over every column (cached until the data or the size changes)."""
+        runs = self._lines.get(y)
+        if runs is not None:
+            return runs
         bins = self._bins
         n_half = len(self._row_map)
         top_i, bottom_i = 2 * y, 2 * y + 1
         if bins is None or top_i >= n_half:
-            strip = Strip([])
+            runs = RunLine([], [])
         else:
             cols = self._col_map
-            top = bins[self._row_map[top_i], cols]
-            bottom = bins[self._row_map[bottom_i], cols] if bottom_i < n_half else None
-            segments: list[Segment] = []
-            run_start = 0
-            n = len(cols)
-            for x in range(1, n + 1):
-                if (
-                    x == n
-                    or top[x] != top[run_start]
-                    or (bottom is not None and bottom[x] != bottom[run_start])
-                ):
-                    b = int(bottom[run_start]) if bottom is not None else -1
-                    style = self._style(int(top[run_start]), b)
-                    segments.append(Segment(UPPER_HALF * (x - run_start), style))
-                    run_start = x
-            strip = Strip(segments, n)
-        self._lines[y] = strip
-        return strip
+            top = bins[self._row_map[top_i], cols].tolist()
+            if bottom_i < n_half:
+                keys = list(zip(top, bins[self._row_map[bottom_i], cols].tolist(), strict=True))
+            else:
+                keys = [(t, -1) for t in top]
+            runs = RunLine.from_cells(UPPER_HALF * len(keys), keys, self._style_of)
+        self._lines[y] = runs
+        return runs
 
     def _gutter(self, y: int) -> Segment:
         if self._cursor is not None and len(self._row_map):
             rows_here = self._row_map[2 * y : 2 * y + 2]
             if self._cursor in rows_here.tolist():
-                return Segment(CURSOR, Style(color="#ffd54f", bold=True))
-        return Segment(" ")
+                return CURSOR_SEGMENT
+        return BLANK_SEGMENT
 
     def _labels_strip(self) -> Strip:
         cols = self._col_map
@@ -184,22 +182,34 @@ class Heatmap(Widget):
             last = index
         return Strip([Segment(" "), Segment("".join(chars), Style(color="#9e9e9e"))])
 
-    def render_line(self, y: int) -> Strip:
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Size and layout once per paint, not per line (``size`` walks the DOM).
+        self._paint_size = self.size
         self._layout()
-        width = self.size.width
-        if self._label_line and y == self.size.height - 1:
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width, height = self._paint_size
+        if self._label_line_now and y == height - 1:
             return self._labels_strip().extend_cell_length(width)
-        full = self._full_line(y)
-        if not full.cell_length:
+        n = len(self._col_map)
+        runs = self._runs(y)
+        if not runs.length:
             return Strip.blank(width)
         # Columns whose time step is not reached yet stay blank.
         cols = self._col_map
-        n = full.cell_length
         if self._from_end:
             first = self.shape[1] - self._visible
-            start = int(np.searchsorted(cols, first, side="left")) if len(cols) else n
-            parts = [Strip([self._gutter(y)], 1), Strip.blank(start), full.crop(start, n)]
+            start = int(np.searchsorted(cols, first, side="left")) if n else 0
+            segments = [self._gutter(y)]
+            if start:
+                segments.append(Segment(" " * start))
+            segments += runs.cells(start, n)
+            used = 1 + n
         else:
-            shown = int(np.searchsorted(cols, self._visible, side="left")) if len(cols) else 0
-            parts = [Strip([self._gutter(y)], 1), full.crop(0, min(shown, n))]
-        return Strip.join(parts).extend_cell_length(width)
+            shown = min(n, int(np.searchsorted(cols, self._visible, side="left")) if n else 0)
+            segments = [self._gutter(y), *runs.cells(0, shown)]
+            used = 1 + shown
+        if used < width:
+            segments.append(Segment(" " * (width - used)))
+        return Strip(segments, max(width, used))

@@ -6,12 +6,20 @@ import math
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from plotext._utility import colors_to_ansi
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
+
+from seqviz.ui.widgets.runs import RunLine, joined
 
 CIRCLE_COLOR = (120, 120, 120)
 EIGEN_COLOR = (255, 196, 0)
@@ -42,6 +50,7 @@ def _int_ticks(lo: float, hi: float, count: int) -> list[float]:
 
 
 RENDER_CACHE_SIZE = 64
+HD_MARKERS = ("hd", "fhd", "braille")  # plotext markers with two sub-columns per cell
 
 
 def _array_key(a: np.ndarray) -> Hashable:
@@ -50,46 +59,103 @@ def _array_key(a: np.ndarray) -> Hashable:
     return (a.shape, a.dtype.str, a.tobytes())
 
 
-class SafePlot(PlotextPlot):
-    """A PlotextPlot whose drawing errors become a one-line message instead of a crash.
+@lru_cache(maxsize=512)
+def _cell_style(colors: tuple[Any, Any, Any]) -> Style | None:
+    """The Rich style of a plotext cell's (foreground, style, background), read from the very
+    ANSI codes plotext would print for it."""
+    codes = colors_to_ansi(*colors)
+    if not codes:
+        return None
+    spans = Text.from_ansi(codes + "x").spans
+    return spans[0].style if spans else None  # type: ignore[return-value]
 
-    Building a plotext figure and parsing its ANSI output is most of a frame's cost, so the
-    finished Text is kept in a small LRU keyed by what is shown (``_content_key``), the size and
-    the theme: stepping back, looping an animation or toggling a parameter back reuses it, and
-    the plotext calls run only on a miss (``_draw``), never in the setters.
+
+@dataclass(frozen=True)
+class Picture:
+    """A built plotext figure as cell runs, plus where its data canvas starts and how wide it is."""
+
+    lines: tuple[RunLine, ...]
+    canvas: tuple[int, int]  # first column and width of the data area
+
+    @classmethod
+    def message(cls, text: str) -> Picture:
+        return cls((RunLine([Segment(text, Style(dim=True))], [len(text)]),), (0, 0))
+
+
+class SafePlot(PlotextPlot):
+    """A PlotextPlot drawn with Textual's line API; drawing errors become a one-line message.
+
+    Building a plotext figure is most of a plot's cost, and its ANSI text is not needed: the
+    figure's character and colour grids are read directly into cell runs (``Picture``) with cached
+    styles. Pictures are kept in a small LRU keyed by what is shown (``_content_key``), the size
+    and the theme, so stepping back, looping or toggling a parameter back reuses them; the plotext
+    calls (``_draw``) run only on a miss, never in the setters.
     """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._renders: OrderedDict[Hashable, Any] = OrderedDict()
+        self._pictures: OrderedDict[Hashable, Picture] = OrderedDict()
+        self._paint_lines: list[Strip] = []
 
     def _content_key(self) -> Hashable:
         raise NotImplementedError
 
-    def _draw(self) -> None:
-        """Issue the plotext calls for the current content (on a cache miss)."""
+    def _draw(self, upto: int | None) -> None:
+        """Issue the plotext calls for the current content, each curve cut to ``upto`` points."""
         raise NotImplementedError
 
-    def render(self) -> Any:
+    def _picture(self, upto: int | None, width: int, height: int) -> Picture:
         try:
-            key = (self._content_key(), self.size.width, self.size.height, self.app.theme)
+            key = (self._content_key(), upto, width, height, self.app.theme)
         except Exception as exc:
-            return Text(f"(plot unavailable: {type(exc).__name__})", style="dim")
-        cached = self._renders.get(key)
-        if cached is not None:
-            self._renders.move_to_end(key)
-            return cached
+            return Picture.message(f"(plot unavailable: {type(exc).__name__})")
+        picture = self._pictures.get(key)
+        if picture is not None:
+            self._pictures.move_to_end(key)
+            return picture
         try:
-            self.plt.clear_data()
-            self.plt.clear_figure()
-            self._draw()
-            text = super().render()
+            picture = self._build(upto, width, height)
         except Exception as exc:  # plotext can fail on degenerate data; the app must not
-            text = Text(f"(plot unavailable: {type(exc).__name__})", style="dim")
-        self._renders[key] = text
-        if len(self._renders) > RENDER_CACHE_SIZE:
-            self._renders.popitem(last=False)
-        return text
+            picture = Picture.message(f"(plot unavailable: {type(exc).__name__})")
+        self._pictures[key] = picture
+        if len(self._pictures) > RENDER_CACHE_SIZE:
+            self._pictures.popitem(last=False)
+        return picture
+
+    def _build(self, upto: int | None, width: int, height: int) -> Picture:
+        plt = self.plt
+        plt.clear_data()
+        plt.clear_figure()
+        self._draw(upto)
+        plt.plotsize(width, height)
+        plt._set_size(width, height)  # as PlotextPlot.render does: plotsize alone can lag
+        plt.theme(self._get_plotext_theme_name(self.app.theme))
+        plt._set_sizes()
+        plt._build_matrix()
+        matrix = plt.monitor.matrix
+        lines = []
+        for row in reversed(range(matrix.rows)):
+            keys = list(zip(matrix.fullground[row], matrix.style[row], matrix.background[row],
+                            strict=True))  # fmt: skip
+            lines.append(RunLine.from_cells(matrix.marker[row], keys, _cell_style))
+        canvas = matrix.Cols_canvas
+        return Picture(tuple(lines), (canvas.start, len(canvas)))
+
+    def _lines(self, width: int, height: int) -> list[Strip]:
+        """The strips of this paint (all of the picture, unless a subclass cuts it)."""
+        picture = self._picture(None, width, height)
+        return [Strip(line.cells(0, width), min(width, line.length)) for line in picture.lines]
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        width, height = self.size
+        self._paint_lines = self._lines(width, height)
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if y < len(self._paint_lines):
+            return self._paint_lines[y].extend_cell_length(width)
+        return Strip.blank(width)
 
 
 class SeriesPlot(SafePlot):
@@ -153,18 +219,47 @@ class SeriesPlot(SafePlot):
         return (lo - pad, hi + pad)
 
     def _content_key(self) -> Hashable:
-        n = max((len(s.x) for s in self._series), default=0)
-        upto = None if self._upto is None or self._upto >= n else self._upto
-        return (self._series_key, upto, self._xlim, self._ylim, self.log_y, self.xlabel)
+        return (self._series_key, self._xlim, self._ylim, self.log_y, self.xlabel)
 
-    def _draw(self) -> None:
+    def _lines(self, width: int, height: int) -> list[Strip]:
+        """Mid-animation, the full picture's columns up to the newest point beside the empty
+        picture's (same axes, no curves), so a frame costs no plotext build."""
+        n = max((len(s.x) for s in self._series), default=0)
+        upto = self._upto
+        if upto is None or upto >= n:
+            return super()._lines(width, height)
+        full = self._picture(None, width, height)
+        empty = self._picture(0, width, height)
+        if not full.canvas[1] or len(full.lines) != len(empty.lines):  # a message, not a plot
+            exact = self._picture(upto, width, height)
+            return [Strip(line.cells(0, width)) for line in exact.lines]
+        cut = self._reveal_column(full.canvas, upto)
+        return [
+            Strip(joined(f.cells(0, cut), e.cells(cut, width)))
+            for f, e in zip(full.lines, empty.lines, strict=True)
+        ]
+
+    def _reveal_column(self, canvas: tuple[int, int], upto: int) -> int:
+        """The first column right of the newest shown point, mapped the way plotext maps x."""
+        start, width = canvas
+        if upto <= 0:
+            return start
+        x = max(float(s.x[min(upto, len(s.x)) - 1]) for s in self._series if len(s.x))
+        lo, hi = self._xlim
+        hi = hi if hi > lo else lo + 1
+        sub = 2 if any(s.marker in HD_MARKERS for s in self._series) else 1  # cells split in x
+        bins = width * sub
+        column = math.floor(round(0.5 + (bins - 1) * (x - lo) / (hi - lo), 8)) // sub
+        return start + min(max(column, 0), width - 1) + 1
+
+    def _draw(self, upto: int | None) -> None:
         plt = self.plt
         drawn = False
         for s in self._series:
             x = np.asarray(s.x, dtype=float)
             y = np.asarray(s.y, dtype=float)
-            if self._upto is not None:
-                x, y = x[: self._upto], y[: self._upto]
+            if upto is not None:
+                x, y = x[:upto], y[:upto]
             good = np.isfinite(y) & ((y > 0) if self.log_y else True)
             if good.any():
                 plt.plot(x[good].tolist(), y[good].tolist(), color=s.color, marker=s.marker)
@@ -223,7 +318,7 @@ class EigenPlot(SafePlot):
     def _content_key(self) -> Hashable:
         return _array_key(self._eig)
 
-    def _draw(self) -> None:
+    def _draw(self, upto: int | None) -> None:
         plt = self.plt
         theta = np.linspace(0, 2 * np.pi, 120)
         plt.plot(np.cos(theta).tolist(), np.sin(theta).tolist(), color=CIRCLE_COLOR, marker="hd")

@@ -1,0 +1,83 @@
+"""A line of terminal cells stored as styled runs, so any cell range is cut out with a bisect.
+
+Heatmaps and plots reveal their columns one animation step at a time. Building a line's runs is
+done once per data or size change; each frame then only slices the runs it shows, which keeps
+the per-frame cost to a few segment objects per line.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Hashable, Sequence
+from typing import TypeVar
+
+from rich.segment import Segment
+from rich.style import Style
+
+K = TypeVar("K", bound=Hashable)
+
+
+class RunLine:
+    """Cells of one line grouped into runs of equal style; ``cells(a, b)`` cuts a range."""
+
+    __slots__ = ("_ends", "_segments")
+
+    def __init__(self, segments: list[Segment], ends: list[int]) -> None:
+        self._segments = segments
+        self._ends = ends  # exclusive end cell of each run
+
+    @classmethod
+    def from_cells(
+        cls,
+        chars: str | Sequence[str],
+        keys: Sequence[K],
+        style_of: Callable[[K], Style | None],
+    ) -> RunLine:
+        """Group cell ``x`` (character ``chars[x]``, style key ``keys[x]``) into runs.
+
+        Every character must be one cell wide.
+        """
+        segments: list[Segment] = []
+        ends: list[int] = []
+        n = len(keys)
+        start = 0
+        for x in range(1, n + 1):
+            if x == n or keys[x] != keys[start]:
+                part = chars[start:x]
+                text = part if isinstance(part, str) else "".join(part)
+                segments.append(Segment(text, style_of(keys[start])))
+                ends.append(x)
+                start = x
+        return cls(segments, ends)
+
+    @property
+    def length(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def cells(self, start: int, stop: int) -> list[Segment]:
+        """Segments covering cells ``start`` to ``stop`` (clipped to the line)."""
+        start, stop = max(0, start), min(stop, self.length)
+        if start >= stop:
+            return []
+        ends, segments = self._ends, self._segments
+        first = bisect_right(ends, start)
+        last = bisect_left(ends, stop)
+        out: list[Segment] = []
+        for i in range(first, last + 1):
+            run_start = ends[i - 1] if i else 0
+            lo, hi = max(run_start, start), min(ends[i], stop)
+            if lo == run_start and hi == ends[i]:
+                out.append(segments[i])
+            else:
+                segment = segments[i]
+                out.append(Segment(segment.text[lo - run_start : hi - run_start], segment.style))
+        return out
+
+
+def joined(left: list[Segment], right: list[Segment]) -> list[Segment]:
+    """``left + right``, with the two segments at the seam merged when their styles match (one
+    text run per style, as if the line had been built whole; SVG screenshots show seams)."""
+    if left and right and left[-1].style == right[0].style and not left[-1].control:
+        seam = Segment(left[-1].text + right[0].text, left[-1].style)
+        return [*left[:-1], seam, *right[1:]]
+    return left + right
