@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -36,14 +37,37 @@ def lesson_rnn(
         raise ValueError(f"spectral radius must be a finite number >= 0, got {rho!r}.")
     if not math.isfinite(input_scale):
         raise ValueError(f"input scale must be a finite number, got {input_scale!r}.")
+    w, x, eig = _lesson_draw(hidden, steps, seed, draw)
+    radius = float(np.max(np.abs(eig)))
+    p = Params.from_arrays("rnn", np.eye(hidden), w * (rho / radius), nonlinearity=nonlinearity)
+    return p, x * input_scale
+
+
+def lesson_spectrum(
+    rho: float, hidden: int = 64, steps: int = 60, seed: int = 0, draw: int = 0
+) -> np.ndarray:
+    """Eigenvalues of lesson_rnn's W_hh (the unscaled draw's, times rho / radius)."""
+    _check_int(hidden, "hidden", 1)
+    _check_int(steps, "steps", 1)
+    _check_int(draw, "draw", 0)
+    _, _, eig = _lesson_draw(hidden, steps, seed, draw)
+    return eig * (rho / float(np.max(np.abs(eig))))
+
+
+@lru_cache(maxsize=8)
+def _lesson_draw(
+    hidden: int, steps: int, seed: int, draw: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The draw-th (W, x) of default_rng(seed), unscaled, and W's eigenvalues; cached (read-only)
+    because moving rho or the input scale only rescales them."""
     rng = np.random.default_rng(seed)
     for _ in range(draw + 1):
         w = rng.normal(0.0, 1.0, (hidden, hidden))
-        x = rng.normal(0.0, 1.0, (steps, hidden)) * input_scale
-    radius = float(np.max(np.abs(np.linalg.eigvals(w))))
-    w = w * (rho / radius)
-    p = Params.from_arrays("rnn", np.eye(hidden), w, nonlinearity=nonlinearity)
-    return p, x
+        x = rng.normal(0.0, 1.0, (steps, hidden))
+    eig = np.linalg.eigvals(w)
+    for array in (w, x, eig):
+        array.flags.writeable = False
+    return w, x, eig
 
 
 def _check_int(value: object, name: str, low: int) -> None:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from seqviz.core import trace
-from seqviz.experiments import lesson_rnn, memory, vanishing
+from seqviz.experiments import lesson_rnn, lesson_spectrum, memory, vanishing
 
 # Acceptance data: the numbers the lesson's code prints (lesson 002).
 LESSON_VANISHING = {
@@ -54,6 +54,20 @@ def test_lesson_rnn_draw_index_follows_the_lesson_order():
     p_other, x_other = lesson_rnn(0.3, draw=2)
     assert np.array_equal(x_other, x2)
     np.testing.assert_allclose(p_other.weight_hh * 4, p2.weight_hh)
+
+
+def test_lesson_spectrum_is_the_eigenvalues_of_the_scaled_matrix():
+    p, _ = lesson_rnn(0.9, hidden=16, steps=20, seed=5, draw=1)
+    got = np.sort_complex(lesson_spectrum(0.9, hidden=16, steps=20, seed=5, draw=1))
+    want = np.sort_complex(np.linalg.eigvals(p.weight_hh))
+    np.testing.assert_allclose(got, want, atol=1e-12)
+    assert np.max(np.abs(got)) == pytest.approx(0.9)
+    # cached draws are shared, but callers cannot change them
+    _, x = lesson_rnn(0.9, hidden=16, steps=20, seed=5, input_scale=1.0, draw=1)
+    before = x.copy()
+    x[0, 0] += 1.0
+    _, again = lesson_rnn(0.9, hidden=16, steps=20, seed=5, input_scale=1.0, draw=1)
+    np.testing.assert_array_equal(again, before)
 
 
 def test_options_change_the_result_and_overflow_is_reported():

@@ -55,8 +55,12 @@ class Panel(Vertical):
         yield Static(self._short, classes="caption caption-short")
 
     def set_caption(self, text: str, short: str | None = None) -> None:
+        short = short or text
+        if (text, short) == (self._caption, self._short):
+            return  # an update is a layout pass of the whole screen
+        self._caption, self._short = text, short
         self.query_one(".caption-long", Static).update(text)
-        self.query_one(".caption-short", Static).update(short or text)
+        self.query_one(".caption-short", Static).update(short)
 
 
 class SceneView(Vertical):

@@ -164,20 +164,17 @@ class GatesView(SceneView):
         self.values = values
         if self.result is not None:
             self._show_unit()
-            self.query_one("#gates-readout", Readout).refresh(layout=True)
+            self.query_one("#gates-readout", Readout).rebuild()
             self.show_frame(self.frame)
 
     def show_frame(self, frame: int) -> None:
-        was_started = self.frame >= 1
         super().show_frame(frame)
         if self.result is None:
             return
         for i in range(N_PANELS):
             self.query_one(f"#map-{i}", Heatmap).set_visible(frame)
         self.query_one("#unit-plot", SeriesPlot).set_upto(frame)
-        # The readout gains its per-step line at frame 1; only then does its height change, and
-        # a layout pass on every other frame would reflow the whole screen for nothing.
-        self.query_one("#gates-readout", Readout).refresh(layout=was_started != (frame >= 1))
+        self.query_one("#gates-readout", Readout).rebuild()  # the cursor unit's values now
 
     def frame_label(self, frame: int) -> str:
         if self.result is None:

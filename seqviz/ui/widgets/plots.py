@@ -333,6 +333,10 @@ class EigenPlot(SafePlot):
         plt.yticks(ticks, [f"{t:g}" for t in ticks])
 
 
+def _word_lengths(text: Text) -> list[int]:
+    return [len(word) for word in text.plain.split(" ")]
+
+
 class PlotLegend(Static):
     """One line of coloured keys for the curves of a plot (kept off the plot area)."""
 
@@ -343,6 +347,8 @@ class PlotLegend(Static):
     }
     """
 
+    _shown: Text | None = None
+
     def show_keys(self, keys: Sequence[tuple[str, tuple[int, int, int]]]) -> None:
         text = Text()
         for i, (label, color) in enumerate(keys):
@@ -350,7 +356,13 @@ class PlotLegend(Static):
                 text.append("   ")
             text.append("━━ ", style="bold rgb({},{},{})".format(*color))
             text.append(label)
-        self.update(text)
+        shown = self._shown
+        if shown is not None and text == shown:
+            return
+        # Words of the same lengths wrap the same: then no layout pass (it would reflow the
+        # whole screen), e.g. when only a number in a label changed.
+        self.update(text, layout=shown is None or _word_lengths(text) != _word_lengths(shown))
+        self._shown = text
 
     def show_series(self, series: Sequence[Series]) -> None:
         self.show_keys([(s.label, s.color) for s in series])

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rich.console import RenderableType
+from rich.segment import Segment
 from rich.text import Text
+from textual.geometry import Size
+from textual.strip import Strip
 from textual.widget import Widget
 
 
@@ -19,7 +22,12 @@ def sci(value: float) -> str:
 
 
 class Readout(Widget):
-    """Shows whatever ``builder(width)`` returns; rebuilt on resize so nothing is cut off."""
+    """Shows whatever ``builder(width)`` returns; rebuilt on resize so nothing is cut off.
+
+    The renderable is drawn once per content and width and kept as strips, which also give the
+    height; so new numbers cost one Rich render, and a layout pass of the screen only when the
+    number of lines changes.
+    """
 
     DEFAULT_CSS = """
     Readout {
@@ -31,13 +39,45 @@ class Readout(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._builder: Callable[[int], RenderableType] = lambda width: Text("")
+        self._strips: list[Strip] | None = None
+        self._strips_width = 0
 
     def set_builder(self, builder: Callable[[int], RenderableType]) -> None:
         self._builder = builder
-        self.refresh(layout=True)
+        self.rebuild()
 
-    def render(self) -> RenderableType:
-        return self._builder(max(10, self.size.width))
+    def rebuild(self) -> None:
+        """The builder's output changed (new numbers): draw it again."""
+        height = len(self._strips) if self._strips is not None else None
+        self._strips = None
+        width = self.size.width if self.is_mounted else 0
+        if width <= 0 or height is None:
+            self.refresh(layout=True)
+            return
+        self.refresh(layout=len(self._lines(width)) != height)
+
+    def _lines(self, width: int) -> list[Strip]:
+        if self._strips is not None and self._strips_width == width:
+            return self._strips
+        # As Textual draws a Rich renderable in a widget (RichVisual), without a second pass.
+        app = self.app
+        style = self.visual_style
+        options = app.console_options.update(highlight=False, width=width, height=None)
+        renderable = self.post_render(self._builder(max(10, width)), style.rich_style)
+        segments = app.console.render(renderable, options)
+        lines = Segment.split_and_crop_lines(segments, width, include_new_lines=False, pad=False)
+        self._strips = [Strip(line) for line in lines]
+        self._strips_width = width
+        return self._strips
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._lines(width)) if width > 0 else 0
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        lines = self._lines(width)
+        return lines[y] if y < len(lines) else Strip.blank(width, self.visual_style.rich_style)
 
     def on_resize(self) -> None:
+        self._strips = None
         self.refresh(layout=True)
