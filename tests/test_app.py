@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from seqviz.scenes import scene_names
@@ -299,3 +301,46 @@ def test_cli_errors_are_one_line(argv, message, capsys):
     err = capsys.readouterr().err
     assert err.startswith("seqviz: error: ") and message in err
     assert err.count("\n") == 1
+
+
+def _bottom_line(app) -> str:
+    from rich.console import Console
+
+    console = Console(width=app.size.width, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text().splitlines()[-1]
+
+
+@pytest.mark.parametrize("scene", ["vanishing", "decoding"])
+async def test_footer_keeps_every_key_hint_readable_when_narrow(make_app, ready, scene):
+    """The palette hint, docked right, would cover the last hints: on a narrow screen it goes
+    first; with room it comes back."""
+    app = make_app(scene)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ready(app, pilot)
+        wide = _bottom_line(app)
+        assert "q quit" in wide and "palette" in wide
+        for width in (80,):
+            await pilot.resize_terminal(width, 24)
+            await pilot.pause()
+            await pilot.pause()
+            line = _bottom_line(app)
+            assert "? help" in line and "q quit" in line, line
+        await pilot.resize_terminal(160, 40)
+        await pilot.pause()
+        await pilot.pause()
+        assert "palette" in _bottom_line(app)
+
+
+async def test_param_labels_give_way_to_spacing_before_being_cut(make_app, ready):
+    app = make_app("vanishing")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(app, pilot)
+        row = app.query_one("#param-nonlinearity")
+        width = row.size.width
+        assert str(row.render()).split("◂")[0].strip() == "nonlinearity"  # not "nonlinearit"
+        assert len(str(row.render())) == width - 1
+        rho = str(app.query_one("#param-rho").render())
+        assert rho.startswith("rho ") and "1.00" in rho  # the short name, not a cut label
+        label, value = row._control(12)  # far too narrow: an ellipsis, never a silent cut
+        assert label.endswith("…") and value == "tanh"

@@ -32,7 +32,7 @@ from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from seqviz.scenes import get_scene, scenes
 from seqviz.scenes.base import Scene
@@ -41,6 +41,7 @@ from seqviz.ui.help import HelpScreen
 from seqviz.ui.palette import ParamCommands
 from seqviz.ui.views.base import SceneView
 from seqviz.ui.widgets.controls import ParamChanged, ParamFocused, ParamPanel
+from seqviz.ui.widgets.footer import FittingFooter
 from seqviz.ui.widgets.scenebar import SceneBar, SceneTab
 
 SPEEDS = (1, 2, 5, 10, 15, 20, 30, 45, 60)
@@ -80,14 +81,15 @@ class SeqvizApp(App[None]):
     ENABLE_COMMAND_PALETTE = True
 
     BINDINGS = [
-        Binding("space", "toggle_play", "play/pause"),
+        Binding("space", "toggle_play", "play"),
         Binding("right", "step(1)", "step", key_display="→"),
         Binding("left", "step(-1)", "back", key_display="←"),
         Binding("home", "home", "start", show=False),
         Binding("end", "end", "end", show=False),
         Binding("r", "reset", "reset"),
-        Binding("plus,equals_sign,right_square_bracket", "nudge(1)", "param +", key_display="+"),
-        Binding("minus,left_square_bracket", "nudge(-1)", "param -", key_display="-"),
+        # One footer hint for the pair keeps every hint on an 80-column footer.
+        Binding("plus,equals_sign,right_square_bracket", "nudge(1)", "param", key_display="+/-"),
+        Binding("minus,left_square_bracket", "nudge(-1)", "param -", show=False),
         Binding("greater_than_sign,full_stop", "speed(1)", "faster", show=False),
         Binding("less_than_sign,comma", "speed(-1)", "slower", show=False),
         Binding("question_mark", "help", "help", key_display="?"),
@@ -143,7 +145,7 @@ class SeqvizApp(App[None]):
                 yield Vertical(id="view-slot")
         yield Static("", id="banner")
         yield Static("", id="status")
-        yield Footer()
+        yield FittingFooter()
 
     async def on_mount(self) -> None:
         self._timer = self.set_interval(1 / self.speed, self._tick, pause=True)
@@ -405,10 +407,10 @@ class SeqvizApp(App[None]):
         except Exception:
             return
         state = "▶ playing" if self.playing else "❚❚ paused"
-        play = (bar, f"{state} · {self.speed:g} frames/s")
+        play = (bar, f"{state} · {self.speed:g} frames/s", f"{state[:2]} {self.speed:g}/s")
         if play != getattr(self, "_play_shown", None):  # an update forces a layout pass
             self._play_shown = play
-            bar.set_play_state(play[1])
+            bar.set_play_state(play[1], play[2])
         # Plain Text, not markup: frame labels contain the user's typed text ("[", "]").
         parts: list[Text] = []
         if self._shown_generation != self._generation and self._compiled:

@@ -140,7 +140,7 @@ class DecodingView(SceneView):
 
     BINDINGS = [
         Binding(
-            "v", "toggle_ranking", "bars/ranking", tooltip="small screens: swap the lower panel"
+            "v", "toggle_ranking", "panel", tooltip="small screens: next-word bars or the ranking"
         ),
     ]
 

@@ -55,14 +55,15 @@ class BeamTree(ScrollView, inherit_bindings=False, can_focus=True):
     app's frame keys even while the tree has focus.
     """
 
+    JUMP = Binding.Group("jump")  # one footer hint "p b g jump": parent, best, greedy
     BINDINGS = [
-        Binding("up,k", "move(-1)", "prev node", key_display="↑"),
-        Binding("down,j", "move(1)", "next node", key_display="↓"),
+        Binding("up,k", "move(-1)", "node", key_display="↑↓"),  # one footer hint for the pair
+        Binding("down,j", "move(1)", "next node", show=False),
         Binding("pageup", "page(-1)", "page up", show=False),
         Binding("pagedown", "page(1)", "page down", show=False),
-        Binding("p", "jump('parent')", "parent"),
-        Binding("b", "jump('best')", "best"),
-        Binding("g", "jump('greedy')", "greedy"),
+        Binding("p", "jump('parent')", "parent", group=JUMP),
+        Binding("b", "jump('best')", "best", group=JUMP),
+        Binding("g", "jump('greedy')", "greedy", group=JUMP),
         Binding("left", "app.step(-1)", "back", show=False),
         Binding("right", "app.step(1)", "step", show=False),
         Binding("home", "app.home", "start", show=False),

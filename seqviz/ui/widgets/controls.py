@@ -58,16 +58,27 @@ class ParamRow(Widget, can_focus=True):
             self.value = value
             self.refresh()
 
+    def _control(self, width: int) -> tuple[str, str]:
+        """(label, value as drawn between the arrows) for this width. In order of preference:
+        the label, else the short name (rho), one space before the arrows, spaces around the
+        value; what gives way first is those spaces. A cut label ends in an ellipsis."""
+        shown = self.spec.format(self.value)
+        for gap in (1, 0):
+            for name in (self.spec.label, self.spec.name):
+                for value in (f" {shown} ", shown):
+                    # name, gap, "◂value▸" and a free last column
+                    if len(name) + gap + len(value) + 3 <= width:
+                        return name, value
+        room = max(3, width - len(shown) - 3)
+        label = self.spec.label
+        return (label if len(label) <= room else label[: room - 1] + "…"), shown
+
     def render(self) -> Text:
         width = self.size.width
-        shown = self.spec.format(self.value)
-        label_width = max(3, width - len(shown) - 5)
-        label = self.spec.label
-        if len(label) > label_width:
-            label = self.spec.name[:label_width]
-        text = Text(label.ljust(label_width), style="")
+        label, value = self._control(width)
+        text = Text(label.ljust(max(0, width - len(value) - 3)), style="")
         text.append("◂", style="bold #ffa62b" if self.has_focus else "dim")
-        text.append(f" {shown} ", style="bold")
+        text.append(value, style="bold")
         text.append("▸", style="bold #ffa62b" if self.has_focus else "dim")
         return text
 
@@ -85,7 +96,7 @@ class ParamRow(Widget, can_focus=True):
         if offset is None:
             return
         width = self.size.width
-        control = len(self.spec.format(self.value)) + 4  # "◂ value ▸"
+        control = len(self._control(width)[1]) + 3  # "◂ value ▸" and the free column
         if offset.x >= width - control:
             # Left half of the control steps down, right half steps up.
             self.nudge(+1 if offset.x >= width - control / 2 else -1)

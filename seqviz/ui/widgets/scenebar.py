@@ -79,9 +79,17 @@ class SceneBar(Horizontal):
         for tab in self.query(SceneTab):
             tab.set_class(tab.scene_name == name, "-active")
 
+    _short = False
+    _play = ("", "")
+
     def set_short(self, short: bool) -> None:
+        """Tabs by short name and a short play state, for narrow screens."""
+        self._short = short
         for tab in self.query(SceneTab):
             tab.set_short(short)
+        self.set_play_state(*self._play)
 
-    def set_play_state(self, text: str) -> None:
-        self.query_one("#play-state", Static).update(text)
+    def set_play_state(self, text: str, short: str | None = None) -> None:
+        """``text`` ("❚❚ paused · 20 frames/s"), or ``short`` ("❚❚ 20/s") on narrow screens."""
+        self._play = (text, short or text)
+        self.query_one("#play-state", Static).update(self._play[self._short])
