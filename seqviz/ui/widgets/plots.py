@@ -96,6 +96,7 @@ class SafePlot(PlotextPlot):
         super().__init__(id=id)
         self._pictures: OrderedDict[Hashable, Picture] = OrderedDict()
         self._paint_lines: list[Strip] = []
+        self._paint_width = 0
 
     def _content_key(self) -> Hashable:
         raise NotImplementedError
@@ -147,12 +148,14 @@ class SafePlot(PlotextPlot):
         return [Strip(line.cells(0, width), min(width, line.length)) for line in picture.lines]
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        # The size once per paint, not per line (``size`` walks the DOM).
         width, height = self.size
+        self._paint_width = width
         self._paint_lines = self._lines(width, height)
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self._paint_width
         if y < len(self._paint_lines):
             return self._paint_lines[y].extend_cell_length(width)
         return Strip.blank(width)
