@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from plotext._utility import colors_to_ansi
+from plotext._utility import colors_to_ansi  # type: ignore[import-untyped]
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -131,9 +131,12 @@ class SafePlot(PlotextPlot):
         plt.plotsize(width, height)
         plt._set_size(width, height)  # as PlotextPlot.render does: plotsize alone can lag
         plt.theme(self._get_plotext_theme_name(self.app.theme))
-        plt._set_sizes()
-        plt._build_matrix()
-        matrix = plt.monitor.matrix
+        # What plotext's build() does, short of printing the figure as ANSI text; the grids are
+        # plotext internals (pinned below 6, as textual-plotext needs).
+        figure: Any = plt
+        figure._set_sizes()
+        figure._build_matrix()
+        matrix = figure.monitor.matrix
         lines = []
         for row in reversed(range(matrix.rows)):
             keys = list(zip(matrix.fullground[row], matrix.style[row], matrix.background[row],
