@@ -1,0 +1,33 @@
+"""`seqviz bench --ui`: what it reports is what it measured (tiny settings; no timing asserted)."""
+
+from __future__ import annotations
+
+import json
+
+from seqviz.ui import bench
+
+
+def test_ui_bench_reports_the_slowest_scene_and_the_memory_run(capsys, monkeypatch):
+    monkeypatch.setattr(bench, "SCENES", ("vanishing", "gates"))
+    monkeypatch.setattr(bench, "FRAMES", 4)
+    monkeypatch.setattr(bench, "CHANGES", 3)
+    monkeypatch.setattr(bench, "QUICK_LONG_RUN_FRAMES", 7)
+    assert bench.run_ui_bench(json=True, quick=True) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert set(r["fps_by_scene"]) == {"vanishing", "gates"}
+    assert r["busiest_scene"] == min(r["fps_by_scene"], key=r["fps_by_scene"].get)
+    assert r["fps"] == r["fps_by_scene"][r["busiest_scene"]] > 0
+    assert 0 < r["param_to_repaint_ms_median"] <= r["param_to_repaint_ms_max"]
+    assert r["long_run_frames"] == 7 and r["rss_mb_after"] > 0
+
+
+def test_ui_bench_text_report(capsys, monkeypatch):
+    monkeypatch.setattr(bench, "SCENES", ("memory",))
+    monkeypatch.setattr(bench, "FRAMES", 3)
+    monkeypatch.setattr(bench, "CHANGES", 1)
+    monkeypatch.setattr(bench, "QUICK_LONG_RUN_FRAMES", 2)
+    assert bench.run_ui_bench(quick=True) == 0
+    out = capsys.readouterr().out
+    assert "fps  (busiest scene: memory, 160x50)" in out
+    assert "parameter change -> repainted frame: median" in out
+    assert "memory over 2 frames" in out
