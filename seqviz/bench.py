@@ -8,6 +8,7 @@ import platform
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import partial
 
 import numpy as np
 
@@ -45,7 +46,7 @@ class Row:
 def best_ms(fn: Callable[[], object], budget: float, min_reps: int = 3) -> float:
     """Fastest of several calls after one warm-up call: the least disturbed by other load."""
     fn()
-    times = []
+    times: list[float] = []
     start = time.perf_counter()
     while len(times) < min_reps or (time.perf_counter() - start < budget and len(times) < 200):
         t = time.perf_counter()
@@ -76,7 +77,8 @@ def _torch_runners(cell: str, p: Params, x: np.ndarray):
         xt.grad = None
         h = torch.zeros(d, dtype=torch.float64)
         c = torch.zeros(d, dtype=torch.float64)
-        states, gates = [], []
+        states = []
+        gates: list[tuple[torch.Tensor, ...]] = []  # (i, f, g, o) or (r, z, n)
         for t in range(x.shape[0]):
             a_x = F.linear(xt[t], w_ih, b_ih)
             a_h = F.linear(h, w_hh, b_hh)
@@ -138,8 +140,9 @@ def measure(quick: bool = False, cells=None, sizes=None, progress=None) -> list[
         import torch
 
         torch.set_num_threads(1)
+        have_torch = True
     except ImportError:
-        torch = None
+        have_torch = False
     sizes = sizes or (QUICK_SIZES if quick else SIZES)
     cells = cells or CELLS
     budget = 0.2 if quick else 0.6
@@ -148,10 +151,10 @@ def measure(quick: bool = False, cells=None, sizes=None, progress=None) -> list[
         for d, T in sizes:
             p = Params.random(cell, d, d, seed=0)
             x = np.random.default_rng(1).normal(size=(T, d))
-            ours = best_ms(lambda p=p, x=x: trace(p, x), budget)
-            ref = best_ms(lambda p=p, x=x: reference_trace(p, x), budget, min_reps=2)
+            ours = best_ms(partial(trace, p, x), budget)
+            ref = best_ms(partial(reference_trace, p, x), budget, min_reps=2)
             loop_ms = cell_ms = fused_ms = None
-            if torch is not None:
+            if have_torch:
                 loop, cell_loop, fused = _torch_runners(cell, p, x)
                 loop_ms = best_ms(loop, budget, min_reps=2)
                 cell_ms = best_ms(cell_loop, budget, min_reps=2)

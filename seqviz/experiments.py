@@ -192,6 +192,7 @@ def memory(
     lstm = []
     for b in forget_biases:
         tr = trace(memory_lstm(b), x)
+        assert tr.gates is not None and tr.c is not None  # an LSTM trace has both
         lstm.append(
             LstmMemory(float(b), float(tr.gates[0, 1, 0]), float(tr.c[-1, 0]), float(tr.h[-1, 0]))
         )

@@ -55,8 +55,9 @@ def run(args: argparse.Namespace) -> int:
     from seqviz.decoding import BeamSearch, Greedy, Sampler, join_tokens
 
     model = load_model(args)
+    search: Greedy | BeamSearch
     if args.strategy == "sample":
-        result = Sampler(
+        sampled = Sampler(
             model,
             args.prompt,
             temperature=args.temperature,
@@ -67,10 +68,10 @@ def run(args: argparse.Namespace) -> int:
             max_len=args.max_len,
         ).run()
         if args.json:
-            print(json.dumps(result.to_json(), indent=2))
+            print(json.dumps(sampled.to_json(), indent=2))
             return 0
         _print_rows(
-            f"{len(result.samples)} samples from {model.name} (temperature {args.temperature:g}, "
+            f"{len(sampled.samples)} samples from {model.name} (temperature {args.temperature:g}, "
             f"top-k {args.top_k or 'off'}, top-p {args.top_p or 'off'}, seed {args.seed})",
             [
                 (
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
                     None,
                     s.finished,
                 )
-                for s in result.samples
+                for s in sampled.samples
             ],
             args.prompt,
         )

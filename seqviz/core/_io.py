@@ -12,7 +12,9 @@ from seqviz.files import atomic_write
 
 def atomic_savez(path: str | os.PathLike[str], arrays: dict[str, np.ndarray]) -> Path:
     """Write `arrays` to `path` as .npz so that readers never see a half-written file."""
-    return atomic_write(path, lambda f: np.savez(f, **arrays))
+    # numpy's stub: a str-keyed **dict could fill savez's `allow_pickle: bool`; keys here are
+    # array names, so every value is saved as an array.
+    return atomic_write(path, lambda f: np.savez(f, **arrays))  # type: ignore[arg-type]
 
 
 def read_npz(path: str | os.PathLike[str], what: str) -> dict[str, np.ndarray]:

@@ -78,12 +78,13 @@ def bench_decoding(width: int = 8, repeats: int = 300, model: RNNLM | None = Non
 
     out["seqviz_model_step_ms"] = _median_ms(seqviz_step, repeats)
     if lm.params.cell == "lstm":
+        assert c is not None  # set above for an LSTM
         out["numpy_model_step_ms"] = _median_ms(lambda: _numpy_step(lm, x, h, c), repeats)
         try:
             import torch
         except ImportError:
-            torch = None
-        if torch is not None:
+            pass
+        else:
             cell = torch.nn.LSTMCell(lm.params.input_size, lm.params.hidden_size).double()
             lin = torch.nn.Linear(lm.params.hidden_size, len(lm.vocab)).double()
             with torch.no_grad():

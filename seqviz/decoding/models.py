@@ -36,11 +36,21 @@ class LanguageModel(Protocol):
     tokens); `advance(states, tokens)` feeds one token to each state and returns the new states.
     """
 
-    name: str
-    level: str  # "word" | "char": how `encode` splits text and how tokens are joined
-    vocab: tuple[str, ...]
-    bos_id: int
-    eos_id: int
+    # Read-only: models may expose these as plain attributes, properties or frozen fields.
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def level(self) -> str: ...  # "word" | "char": how `encode` splits text and tokens are joined
+
+    @property
+    def vocab(self) -> tuple[str, ...]: ...
+
+    @property
+    def bos_id(self) -> int: ...
+
+    @property
+    def eos_id(self) -> int: ...
 
     def encode(self, text: str) -> list[int]: ...
 

@@ -30,6 +30,15 @@ class LMState(NamedTuple):
     logp: np.ndarray  # (V,)
 
 
+def _cell_states(states: Sequence[LMState]) -> np.ndarray:
+    """The (B, d) stacked cell states of LSTM states (an LSTM's states always carry one)."""
+    cells = []
+    for s in states:
+        assert s.c is not None
+        cells.append(s.c)
+    return np.stack(cells)
+
+
 def log_softmax(logits: np.ndarray) -> np.ndarray:
     z = logits - logits.max(axis=-1, keepdims=True)
     return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
@@ -105,7 +114,7 @@ class RNNLM:
     def advance(self, states: Sequence[LMState], tokens: Sequence[int]) -> list[LMState]:
         x = self.embedding[np.asarray(tokens, dtype=np.intp)]  # (B, e)
         h = np.stack([s.h for s in states])
-        c = np.stack([s.c for s in states]) if self.params.cell == "lstm" else None
+        c = _cell_states(states) if self.params.cell == "lstm" else None
         h_new, c_new = step(self.params, x, h, c)
         logp = self._logp(h_new)
         if c_new is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +31,8 @@ class SampleStep:
     draw: float  # the uniform number in [0, 1) that chose the token
     new_node: bool
     stop: str | None
-    rng_state: dict[str, Any] = field(repr=False, compare=False)  # generator state before the draw
+    # the generator's state before the draw
+    rng_state: Mapping[str, Any] = field(repr=False, compare=False)
     state: Any = field(repr=False, compare=False)  # model state after `node`
 
 

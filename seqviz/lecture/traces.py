@@ -65,7 +65,7 @@ def _decoding(v: Any, result: Any) -> dict[str, Any]:
     model = getattr(result, "model", None)
     if result is None or getattr(result, "error", None):
         raise ValueError("the decoding scene has no result to export yet")
-    if not hasattr(model, "trace"):
+    if model is None or not hasattr(model, "trace"):
         raise ValueError(
             "the toy bigram model has no recurrent state to export; switch model to lstm "
             "(or a trained .npz) first"

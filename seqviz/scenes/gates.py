@@ -118,6 +118,7 @@ def compute(v: Any) -> GatesResult:
     params = make_params(v)
     x = embed(v.text, params.input_size, v.seed)
     tr = trace(params, x)
+    assert tr.gates is not None  # make_params gives an lstm or gru cell, which has gates
     return GatesResult(
         values=v,
         cell=params.cell,

@@ -60,6 +60,7 @@ def compute(v: Any) -> GradflowResult:
                                forget_bias=v.forget_bias)  # fmt: skip
         traces[cell] = trace(params, x)
     lstm = traces["lstm"]
+    assert lstm.gates is not None and lstm.grad_c is not None  # an LSTM trace has both
     prods = forget_products(lstm.gates[:, 1, :])
     with np.errstate(all="ignore"):
         cell_norms = np.linalg.norm(lstm.grad_c[::-1], axis=1)

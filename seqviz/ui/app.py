@@ -504,7 +504,12 @@ class SeqvizApp(App[None]):
     shots_dir: Path | None = None
     """Folder for the screenshot and trace keys (None: $SEQVIZ_SHOTS or ./seqviz-shots)."""
 
-    def action_screenshot(self) -> None:
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """Save the screen as SVG in the shots folder under a scene-and-time name (`s` key).
+
+        `filename` and `path` are only accepted so the signature matches Textual's
+        App.action_screenshot; they are ignored (the shots folder decides where files go).
+        """
         screenshot_action(self)
 
     def action_save_trace(self) -> None:

@@ -99,27 +99,25 @@ class DistributionBars(Widget):
         p_cut = len(nucleus) if len(nucleus) < len(top_k_set) else None
 
         room = max(1, height)
-        lines: list[tuple[int | None, list[Segment] | None]] = []  # (token, line) drawn lazily
+        lines: list[int | list[Segment]] = []  # a token id (its bar is drawn lazily) or a line
         for pos, tok in enumerate(order):
             if k_cut is not None and pos == k_cut:
-                lines.append((None, self._cut(f"top-k = {k_cut}", width)))
+                lines.append(self._cut(f"top-k = {k_cut}", width))
             if p_cut is not None and pos == p_cut:
                 mass = float(dist.tempered[nucleus].sum() / dist.tempered[top_k_set].sum())
                 label = f"top-p {dist.top_p:.2f} reached: Σ {mass:.3f}"
-                lines.append((None, self._cut(label, width)))
-            lines.append((tok, None))
+                lines.append(self._cut(label, width))
+            lines.append(tok)
         if len(lines) > room:
-            hidden = [tok for tok, _ in lines[room - 1 :] if tok is not None]
+            hidden = [tok for tok in lines[room - 1 :] if isinstance(tok, int)]
             mass = float(dist.tempered[hidden].sum()) if hidden else 0.0
             note = f"⋯ {len(hidden)} more tokens (Σ p = {fmt_prob(mass)})"
-            lines = lines[: room - 1] + [(None, [seg(note, "italic #9e9e9e")])]
+            lines = lines[: room - 1] + [[seg(note, "italic #9e9e9e")]]
         elif n_zero and len(lines) < room:
-            lines.append((None, [seg(f"+ {n_zero} tokens with p = 0", "#6c6c6c")]))
-        lines = [
-            (tok, text if text is not None else self._bar(dist, tok, tok_w, bar_w))
-            for tok, text in lines
+            lines.append([seg(f"+ {n_zero} tokens with p = 0", "#6c6c6c")])
+        return [
+            self._bar(dist, line, tok_w, bar_w) if isinstance(line, int) else line for line in lines
         ]
-        return [line for _, line in lines]
 
     def _bar(self, dist: Any, tok: int, tok_w: int, bar_w: int) -> list[Segment]:
         stage = dist.stage(tok)
