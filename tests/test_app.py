@@ -202,6 +202,31 @@ async def test_palette_refuses_out_of_range(make_app, ready):
         assert app.values.rho == 1.0
 
 
+def _palette_lines(app) -> list[str]:
+    from textual.command import CommandList
+
+    options = app.screen.query_one(CommandList)
+    return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+
+
+async def test_palette_shows_brackets_as_typed(make_app, ready):
+    """Palette lines hold what the user typed; Textual reads a plain str as markup, where "[/]"
+    raised (and the app ended) and "[b]" vanished."""
+    app = make_app("gates", {"text": "keys [/] to [b]it"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.5)
+        assert any("text keys [/] to [b]it" in line for line in _palette_lines(app))
+        await pilot.press(*"hidden [/]")
+        await pilot.pause(0.5)
+        lines = _palette_lines(app)
+        assert any("[/]" in line and "hidden" in line for line in lines), lines
+        await pilot.press("enter")  # a refused value: a bell, nothing applied
+        await pilot.pause()
+        assert app.is_running and app.values.hidden == 16
+
+
 async def test_typed_text_drives_the_gates_scene(make_app, ready):
     app = make_app("gates")
     async with app.run_test(size=(160, 50)) as pilot:
@@ -344,3 +369,29 @@ async def test_param_labels_give_way_to_spacing_before_being_cut(make_app, ready
         assert rho.startswith("rho ") and "1.00" in rho  # the short name, not a cut label
         label, value = row._control(12)  # far too narrow: an ellipsis, never a silent cut
         assert label.endswith("…") and value == "tanh"
+
+
+async def test_switching_scenes_frees_the_old_views(make_app, ready):
+    """A lecture switches scenes all the time: removed plots, text fields and footer hints must
+    not stay reachable (signal subscriptions and data bindings used to hold them)."""
+    import gc
+
+    from textual.widget import Widget
+
+    app = make_app("vanishing")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+
+        async def one_round() -> int:
+            for name in scene_names():
+                app.set_scene(name)
+                await ready(app, pilot)
+            gc.collect()
+            return len(gc.get_objects())
+
+        await one_round()
+        first = await one_round()
+        third = (await one_round(), await one_round())[1]
+        removed = [w for w in gc.get_objects() if issubclass(type(w), Widget) and not w.is_attached]
+        assert [type(w).__name__ for w in removed] == []
+        assert third - first < 10_000, (first, third)  # was +90,000 objects a round

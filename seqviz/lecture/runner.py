@@ -63,7 +63,7 @@ class DemoApp(SeqvizApp):
         """Show step ``index`` (0-based): banner, scene and values, then its actions."""
         self.index = index
         step = self.demo.steps[index]
-        self.set_banner(self.banner_text())  # type: ignore[arg-type]
+        self.set_banner(self.banner_text())
         scene_changed = self.scene.name != step.scene
         if scene_changed:
             self.set_scene(step.scene, step.values)
@@ -82,7 +82,7 @@ class DemoApp(SeqvizApp):
                 self.run_action_step(action)
             except ValueError as exc:  # validated on load; a live change could still clash
                 self.step_errors.append(f"step {step.number}: {action}: {exc}")
-                self.notify(str(exc), severity="warning")
+                self.notify(str(exc), severity="warning", markup=False)
 
     def banner_text(self) -> Text:
         step = self.current
@@ -137,7 +137,7 @@ class DemoApp(SeqvizApp):
                     self.set_param("node", node_id)
                     return
             self.step_errors.append(f"step {self.current.number}: no tree node reads {want!r}")
-            self.notify(f"no tree node reads {want!r}", severity="warning")
+            self.notify(f"no tree node reads {want!r}", severity="warning", markup=False)
             return
         raise ValueError(f"select works in the gates and decoding scenes, not {self.scene.name}")
 

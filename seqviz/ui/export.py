@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 from rich.console import Console
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.markup import escape
 
 from seqviz.files import atomic_write
+from seqviz.ui.palette import plain
 
 if TYPE_CHECKING:
     from seqviz.ui.app import SeqvizApp
@@ -108,9 +110,9 @@ def screenshot_action(app: Any) -> None:
     try:
         path = save_screenshot(app)
     except OSError as exc:
-        app.notify(f"screenshot not saved: {exc}", severity="error")
+        app.notify(f"screenshot not saved: {exc}", severity="error", markup=False)
         return
-    app.notify(f"screenshot saved: {path}", title="SVG")
+    app.notify(f"screenshot saved: {path}", title="SVG", markup=False)
 
 
 def trace_action(app: Any) -> None:
@@ -120,10 +122,14 @@ def trace_action(app: Any) -> None:
         try:
             paths = save_traces(app)
         except (OSError, ValueError) as exc:
-            app.call_from_thread(app.notify, f"trace not saved: {exc}", severity="warning")
+            app.call_from_thread(
+                app.notify, f"trace not saved: {exc}", severity="warning", markup=False
+            )
             return
         names = ", ".join(p.name for p in paths)
-        app.call_from_thread(app.notify, f"saved to {paths[0].parent}: {names}", title="trace .npz")
+        app.call_from_thread(
+            app.notify, f"saved to {paths[0].parent}: {names}", title="trace .npz", markup=False
+        )
 
     app.run_worker(work, thread=True, group="export", exit_on_error=False)
 
@@ -146,26 +152,27 @@ class ExportCommands(Provider):
 
     async def discover(self) -> Hits:
         for text, callback, help_text in self._commands():
-            yield DiscoveryHit(text, callback, help=help_text)
-        yield DiscoveryHit(f"shots {shots_folder(self._app)}", self._app.bell,
+            yield DiscoveryHit(text, callback, help=escape(help_text))
+        shots = f"shots {shots_folder(self._app)}"
+        yield DiscoveryHit(plain(shots), self._app.bell, text=shots,
                            help="type 'shots DIR' to change the folder")  # fmt: skip
 
     async def search(self, query: str) -> Hits:
         word, _, rest = query.strip().partition(" ")
         if word == "shots" and rest.strip():
-            yield Hit(1.0, f"save screenshots and traces in {rest.strip()}",
-                      partial(self._set_folder, rest.strip()))  # fmt: skip
+            shown = f"save screenshots and traces in {rest.strip()}"
+            yield Hit(1.0, plain(shown), partial(self._set_folder, rest.strip()), text=shown)
             return
         matcher = self.matcher(query)
         for text, callback, help_text in self._commands():
             score = matcher.match(text)
             if score > 0:
-                yield Hit(score, matcher.highlight(text), callback, help=help_text)
+                yield Hit(score, matcher.highlight(text), callback, help=escape(help_text))
 
     def _set_folder(self, folder: str) -> None:
         try:
             path = set_shots_folder(self._app, folder)
         except ValueError as exc:
-            self._app.notify(str(exc), severity="warning")
+            self._app.notify(str(exc), severity="warning", markup=False)
             return
-        self._app.notify(f"screenshots and traces now go to {path}/")
+        self._app.notify(f"screenshots and traces now go to {path}/", markup=False)

@@ -5,10 +5,44 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual import events
+from textual.command import CommandList, CommandPalette, DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.markup import escape
 
 if TYPE_CHECKING:
     from seqviz.ui.app import SeqvizApp
+
+
+class SafeCommandPalette(CommandPalette):
+    """Textual's command palette, minus a crash when it closes mid-search.
+
+    The palette gathers hits in a worker. Closed (Escape) while that worker still gathers, the
+    worker's next update toggles the list's visibility on a palette whose list is already gone;
+    the NoMatches error fails the worker, and a failed worker ends the app. Typing fast in the
+    palette and pressing Escape did it (the 2,000-random-key test found it). Without the list
+    there is nothing to show, so those updates are skipped.
+    """
+
+    def _on_mount(self, event: events.Mount) -> None:
+        # Closed again before it was mounted (ctrl+p and Escape or Enter in one burst): there is
+        # no calling screen above which to set up, so skip Textual's set-up (an IndexError).
+        if self not in self.app.screen_stack[1:]:
+            event.prevent_default()
+
+    def _watch__list_visible(self) -> None:
+        if self.query(CommandList):
+            super()._watch__list_visible()
+
+    async def _watch__show_busy(self) -> None:
+        if self.query(CommandList):
+            await super()._watch__show_busy()
+
+
+def plain(text: str) -> Content:
+    """A palette line shown as typed: Textual reads a str prompt as markup, so a value such as
+    the gates text "keys [to]" would lose its brackets, and "[/]" would end the app."""
+    return Content(text)
 
 
 class ParamCommands(Provider):
@@ -23,9 +57,12 @@ class ParamCommands(Provider):
         for spec in app.scene.specs:
             current = spec.format(getattr(app.values, spec.name))
             yield DiscoveryHit(
-                f"{spec.name} {current}",
+                plain(f"{spec.name} {current}"),
                 partial(app.focus_param, spec.name),
-                help=f"{spec.label}: {spec.help}. Type '{spec.name} VALUE' ({spec.allowed()})",
+                help=escape(
+                    f"{spec.label}: {spec.help}. Type '{spec.name} VALUE' ({spec.allowed()})"
+                ),
+                text=f"{spec.name} {current}",
             )
 
     async def search(self, query: str) -> Hits:
@@ -45,7 +82,7 @@ class ParamCommands(Provider):
                 speed = float(rest)
                 app.check_speed(speed)
             except ValueError as exc:
-                yield Hit(0.5, f"speed {rest}: {exc}", app.bell)
+                yield Hit(0.5, plain(f"speed {rest}: {exc}"), app.bell, text=f"speed {rest}")
                 return
             yield Hit(1.0, f"speed {speed:g} frames/s", partial(app.set_speed, speed))
             return
@@ -55,10 +92,11 @@ class ParamCommands(Provider):
             try:
                 value: Any = spec.parse(rest)
             except ValueError as exc:
-                yield Hit(0.5, f"{exc}", app.bell, help="not applied")
+                yield Hit(0.5, plain(str(exc)), app.bell, help="not applied", text=query)
                 return
-            yield Hit(1.0, f"set {name} = {spec.format(value)}",
-                      partial(app.set_param, name, value), help=spec.help)  # fmt: skip
+            shown = f"set {name} = {spec.format(value)}"
+            yield Hit(1.0, plain(shown), partial(app.set_param, name, value),
+                      help=escape(spec.help), text=shown)  # fmt: skip
             return
         matcher = self.matcher(name)
         for spec in app.scene.specs:
@@ -66,4 +104,4 @@ class ParamCommands(Provider):
             if score > 0:
                 yield Hit(score, matcher.highlight(f"{spec.name} VALUE"),
                           partial(app.focus_param, spec.name),
-                          help=f"{spec.label}: {spec.allowed()}")  # fmt: skip
+                          help=escape(f"{spec.label}: {spec.allowed()}"))  # fmt: skip

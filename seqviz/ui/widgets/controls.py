@@ -136,6 +136,12 @@ class TextParam(Input):
     def on_focus(self) -> None:
         self.post_message(ParamFocused(self.spec.name))
 
+    def on_unmount(self) -> None:
+        # Input subscribes to the screen's text-selection signal with a callback that holds the
+        # field; Textual drops dead subscribers only when that signal fires, so a removed field
+        # would stay alive after every scene switch.
+        self.screen.text_selection_started_signal.unsubscribe(self)
+
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
         if self.spec.live:

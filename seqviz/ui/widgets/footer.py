@@ -50,6 +50,13 @@ class FittingFooter(Footer):
         self._fit(screen)
         super().bindings_changed(screen)
 
+    async def recompose(self) -> None:
+        await super().recompose()
+        # Each key hint is data-bound to ``compact``; the binding's watcher holds the hint and is
+        # pruned only when ``compact`` changes, so every recompose (a focus change, a scene
+        # switch) would keep the old hints alive. Re-checking the watchers drops the closed ones.
+        self.mutate_reactive(Footer.compact)
+
     def on_resize(self, event: events.Resize) -> None:
         if self.is_attached and self._fit(self.screen):
             self.call_after_refresh(self.recompose)

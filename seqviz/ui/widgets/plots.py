@@ -98,6 +98,12 @@ class SafePlot(PlotextPlot):
         self._paint_lines: list[Strip] = []
         self._paint_width = 0
 
+    def on_unmount(self) -> None:
+        # textual-plotext subscribes each plot to the app's theme signal with a callback that
+        # holds the plot, and Textual drops dead subscribers only at the next theme change: a
+        # removed plot (and its cached pictures) would stay alive after every scene switch.
+        self.app.theme_changed_signal.unsubscribe(self)
+
     def _content_key(self) -> Hashable:
         raise NotImplementedError
 
