@@ -30,9 +30,7 @@ def lesson_rnn(
     draws do not depend on rho, so `draw=i` gives the network of the i-th rho in a list
     (with rhos (0.8, 1.0, 1.2) and seed 0, rho=1.2 is draw=2). Returns (Params, x (T, d)).
     """
-    _check_int(hidden, "hidden", 1)
-    _check_int(steps, "steps", 1)
-    _check_int(draw, "draw", 0)
+    _check_draw(hidden, steps, draw)
     if not (math.isfinite(rho) and rho >= 0):
         raise ValueError(f"spectral radius must be a finite number >= 0, got {rho!r}.")
     if not math.isfinite(input_scale):
@@ -47,9 +45,7 @@ def lesson_spectrum(
     rho: float, hidden: int = 64, steps: int = 60, seed: int = 0, draw: int = 0
 ) -> np.ndarray:
     """Eigenvalues of lesson_rnn's W_hh (the unscaled draw's, times rho / radius)."""
-    _check_int(hidden, "hidden", 1)
-    _check_int(steps, "steps", 1)
-    _check_int(draw, "draw", 0)
+    _check_draw(hidden, steps, draw)
     _, _, eig = _lesson_draw(hidden, steps, seed, draw)
     return eig * (rho / float(np.max(np.abs(eig))))
 
@@ -68,6 +64,12 @@ def _lesson_draw(
     for array in (w, x, eig):
         array.flags.writeable = False
     return w, x, eig
+
+
+def _check_draw(hidden: int, steps: int, draw: int) -> None:
+    _check_int(hidden, "hidden", 1)
+    _check_int(steps, "steps", 1)
+    _check_int(draw, "draw", 0)
 
 
 def _check_int(value: object, name: str, low: int) -> None:

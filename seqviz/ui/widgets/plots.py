@@ -151,10 +151,13 @@ class SafePlot(PlotextPlot):
         canvas = matrix.Cols_canvas
         return Picture(tuple(lines), (canvas.start, len(canvas)))
 
+    @staticmethod
+    def _strips(picture: Picture, width: int) -> list[Strip]:
+        return [Strip(line.cells(0, width), min(width, line.length)) for line in picture.lines]
+
     def _lines(self, width: int, height: int) -> list[Strip]:
         """The strips of this paint (all of the picture, unless a subclass cuts it)."""
-        picture = self._picture(None, width, height)
-        return [Strip(line.cells(0, width), min(width, line.length)) for line in picture.lines]
+        return self._strips(self._picture(None, width, height), width)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # The size once per paint, not per line (``size`` walks the DOM).
@@ -243,8 +246,7 @@ class SeriesPlot(SafePlot):
         full = self._picture(None, width, height)
         empty = self._picture(0, width, height)
         if not full.canvas[1] or len(full.lines) != len(empty.lines):  # a message, not a plot
-            exact = self._picture(upto, width, height)
-            return [Strip(line.cells(0, width)) for line in exact.lines]
+            return self._strips(self._picture(upto, width, height), width)
         cut = self._reveal_column(full.canvas, upto)
         return [
             Strip(joined(f.cells(0, cut), e.cells(cut, width)))
