@@ -12,6 +12,7 @@ EXPERIMENTS: dict[str, str] = {
     "vanishing": "seqviz.commands.run_vanishing",
     "memory": "seqviz.commands.run_memory",
     "beam": "seqviz.commands.run_beam",
+    "lyapunov": "seqviz.commands.run_lyapunov",
 }
 
 

@@ -1,0 +1,231 @@
+"""Largest Lyapunov exponents of random tanh RNNs (the edge of chaos) and their gradient norms."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+TANH, LINEAR = 0, 1
+NONLINEARITIES = {"tanh": TANH, "linear": LINEAR}
+GRAD_STEPS = 30  # the gradient norm beside the exponent: |dL/dh| this many steps back
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _run(w, x, h0, v0, rho, scale, burn, k_grad, nl, slopes):
+    """One network W = rho * w: (lambda_max, |dL/dh_{T-1-k_grad}|); slopes (k_grad, d) scratch."""
+    T, d = x.shape
+    h = h0.copy()
+    v = v0.copy()
+    a = np.empty(d)
+    wv = np.empty(d)
+    acc = 0.0
+    for t in range(T):
+        for i in range(d):
+            s = 0.0
+            sv = 0.0
+            for j in range(d):
+                s += w[i, j] * h[j]
+                sv += w[i, j] * v[j]
+            a[i] = rho * s + scale * x[t, i]
+            wv[i] = rho * sv
+        norm = 0.0
+        for i in range(d):
+            if nl == TANH:
+                h[i] = math.tanh(a[i])
+                slope = 1.0 - h[i] * h[i]
+            else:
+                h[i] = a[i]
+                slope = 1.0
+            v[i] = slope * wv[i]
+            norm += v[i] * v[i]
+            if t >= T - k_grad:
+                slopes[t - (T - k_grad), i] = slope
+        norm = math.sqrt(norm)
+        if not norm > 0.0:  # the tangent vector died (rho 0): no growth at all
+            return -math.inf, 0.0
+        if t >= burn:
+            acc += math.log(norm)
+        for i in range(d):
+            v[i] /= norm
+    # L = sum(h_T)/sqrt(d), as the traces use: dL/dh_{t-1} = W^T (slope_t * dL/dh_t).
+    g = np.full(d, 1.0 / math.sqrt(d))
+    gs = np.empty(d)
+    for k in range(k_grad - 1, -1, -1):
+        for i in range(d):
+            gs[i] = slopes[k, i] * g[i]
+        for j in range(d):
+            s = 0.0
+            for i in range(d):
+                s += w[i, j] * gs[i]
+            g[j] = rho * s
+    gn = 0.0
+    for j in range(d):
+        gn += g[j] * g[j]
+    return acc / (T - burn), math.sqrt(gn)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _grid(w, x, h0, v0, rhos, scales, burn, k_grad, nl, lyap, grad):
+    nr, ns = rhos.size, scales.size
+    d = w.shape[0]
+    for idx in prange(nr * ns):
+        i = idx // ns
+        j = idx - i * ns
+        slopes = np.empty((max(k_grad, 1), d))
+        lam, gn = _run(w, x, h0, v0, rhos[i], scales[j], burn, k_grad, nl, slopes)
+        lyap[i, j] = lam
+        grad[i, j] = gn
+
+
+@dataclass(frozen=True)
+class Network:
+    """A random network: W (d, d) of spectral radius 1, inputs x (T, d), start h0 and tangent v0."""
+
+    w: np.ndarray
+    x: np.ndarray
+    h0: np.ndarray
+    v0: np.ndarray
+    radius: float = field(default=1.0)
+
+
+def network(hidden: int, steps: int, seed: int = 0) -> Network:
+    """W ~ N(0, 1) rescaled to spectral radius 1 (rho multiplies it), x ~ N(0, 1) (T, d),
+    h0 ~ N(0, 0.5^2) so a zero input still starts away from the origin."""
+    for name, value, low in (("hidden", hidden, 1), ("steps", steps, 2)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
+    rng = np.random.default_rng(seed)
+    w = rng.normal(0.0, 1.0, (hidden, hidden))
+    w /= float(np.max(np.abs(np.linalg.eigvals(w))))
+    x = rng.normal(0.0, 1.0, (steps, hidden))
+    h0 = rng.normal(0.0, 0.5, hidden)
+    v0 = rng.normal(0.0, 1.0, hidden)
+    v0 /= np.linalg.norm(v0)
+    return Network(w, x, h0, v0)
+
+
+def _numbers(values: Any, name: str, low: float) -> np.ndarray:
+    arr = np.atleast_1d(np.asarray(values, dtype=float))
+    if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < low):
+        raise ValueError(f"{name} must be one or more finite numbers >= {low:g}, got {values!r}.")
+    return arr
+
+
+def _burn(steps: int, burn: int | None) -> int:
+    b = steps // 5 if burn is None else int(burn)
+    if not 0 <= b < steps:
+        raise ValueError(f"burn-in must be from 0 to {steps - 1} steps, got {burn!r}.")
+    return b
+
+
+@dataclass(frozen=True)
+class LyapunovGrid:
+    rhos: np.ndarray  # (R,)
+    scales: np.ndarray  # (S,)
+    lyap: np.ndarray  # (R, S) largest Lyapunov exponent per step
+    grad: np.ndarray  # (R, S) |dL/dh| GRAD_STEPS steps back
+    hidden: int
+    steps: int
+    grad_steps: int
+
+
+def lyapunov_grid(
+    rhos: Sequence[float] | np.ndarray,
+    scales: Sequence[float] | np.ndarray,
+    hidden: int = 64,
+    steps: int = 500,
+    seed: int = 0,
+    nonlinearity: str = "tanh",
+    burn: int | None = None,
+    grad_steps: int = GRAD_STEPS,
+) -> LyapunovGrid:
+    """lambda_max (tangent vector renormalised every step) and the grad_steps-step gradient norm
+    for every (spectral radius, input scale) pair, one network draw shared by all; the cells run
+    in parallel (Numba prange)."""
+    if nonlinearity not in NONLINEARITIES:
+        raise ValueError(f"nonlinearity must be tanh or linear, not {nonlinearity!r}.")
+    r = _numbers(rhos, "spectral radii", 0.0)
+    s = _numbers(scales, "input scales", 0.0)
+    net = network(hidden, steps, seed)
+    b = _burn(steps, burn)
+    k = int(grad_steps)
+    if not 0 <= k <= steps:
+        raise ValueError(f"gradient steps must be from 0 to {steps}, got {grad_steps!r}.")
+    lyap = np.empty((r.size, s.size))
+    grad = np.empty((r.size, s.size))
+    _grid(net.w, net.x, net.h0, net.v0, r, s, b, k, NONLINEARITIES[nonlinearity], lyap, grad)
+    return LyapunovGrid(r, s, lyap, grad, hidden, steps, k)
+
+
+def lyapunov_spectrum(
+    w: np.ndarray,
+    x: np.ndarray,
+    h0: np.ndarray,
+    top: int = 3,
+    nonlinearity: str = "tanh",
+    burn: int = 0,
+    seed: int = 0,
+) -> np.ndarray:
+    """The top Lyapunov exponents of h_t = phi(W h_{t-1} + x_t): `top` tangent vectors pushed
+    through the Jacobians and re-orthonormalised by QR every step (sum of log |R_ii|)."""
+    w = np.asarray(w, dtype=float)
+    d = w.shape[0]
+    if w.shape != (d, d) or np.shape(x)[1:] != (d,) or np.shape(h0) != (d,):
+        raise ValueError(f"W must be (d, d), x (T, d) and h0 (d,); got {w.shape}, "
+                         f"{np.shape(x)}, {np.shape(h0)}.")  # fmt: skip
+    if not 1 <= top <= d:
+        raise ValueError(f"top must be from 1 to the hidden size {d}, got {top!r}.")
+    T = len(x)
+    q, _ = np.linalg.qr(np.random.default_rng(seed).normal(size=(d, top)))  # (d, top)
+    h = np.asarray(h0, dtype=float).copy()
+    acc = np.zeros(top)
+    for t in range(T):
+        a = w @ h + x[t]
+        if nonlinearity == "tanh":
+            h = np.tanh(a)
+            q = (1.0 - h * h)[:, None] * (w @ q)
+        else:
+            h = a
+            q = w @ q
+        q, r = np.linalg.qr(q)
+        if t >= burn:
+            with np.errstate(divide="ignore"):
+                acc += np.log(np.abs(np.diag(r)))
+    # Each |R_ii| tracks one exponent; over a finite run two close ones can swap places.
+    return np.sort(acc / (T - burn))[::-1]
+
+
+@dataclass(frozen=True)
+class LyapunovRow:
+    rho: float
+    exponents: tuple[float, ...]  # the top few, largest first (QR)
+    grad_norm: float  # |dL/dh| GRAD_STEPS steps back
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rho": self.rho, "exponents": list(self.exponents), "grad_norm": self.grad_norm}
+
+
+def lyapunov_table(
+    rhos: Sequence[float],
+    hidden: int = 128,
+    steps: int = 500,
+    input_scale: float = 0.0,
+    top: int = 3,
+    seed: int = 0,
+) -> tuple[LyapunovRow, ...]:
+    """For each spectral radius: the top exponents by QR and the 30-step gradient norm."""
+    r = _numbers(rhos, "spectral radii", 0.0)
+    s = float(_numbers([input_scale], "input scale", 0.0)[0])
+    net = network(hidden, steps, seed)
+    grid = lyapunov_grid(r, [s], hidden, steps, seed)
+    b = _burn(steps, None)
+    rows = []
+    for i, rho in enumerate(r):
+        spec = lyapunov_spectrum(rho * net.w, s * net.x, net.h0, top, burn=b, seed=seed)
+        rows.append(LyapunovRow(float(rho), tuple(float(v) for v in spec), float(grid.grad[i, 0])))
+    return tuple(rows)

@@ -1,0 +1,125 @@
+"""Fixed points, Lyapunov exponents and the linear recurrence of seqviz.dynamics."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from seqviz.core import Params
+from seqviz.dynamics import LinearRecurrence, find_fixed_points, lyapunov_grid, scan_levels
+from seqviz.dynamics.fixedpoints import cell_map
+from seqviz.dynamics.lyapunov import lyapunov_spectrum, network
+
+
+def _root_of_tanh(w: float) -> float:
+    """The positive solution of h = tanh(w h), by bisection (independent of the finder)."""
+    lo, hi = 1e-9, 1.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if math.tanh(w * mid) > mid else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def test_two_unit_network_fixed_points_are_found_exactly():
+    # Two decoupled units h = tanh(2h): each has 0 and +-h*, so the plane has nine fixed points:
+    # four stable corners, four saddles on the axes, an unstable origin.
+    p = Params.from_arrays("rnn", np.zeros((2, 1)), 2.0 * np.eye(2))
+    star = _root_of_tanh(2.0)
+    found = find_fixed_points(p, n_starts=400, seed=1)
+    assert len(found.points) == 9
+    expected = {(a, b) for a in (-star, 0.0, star) for b in (-star, 0.0, star)}
+    for point in found.points:
+        nearest = min(expected, key=lambda e: np.hypot(*(np.array(e) - point.h)))
+        np.testing.assert_allclose(point.h, nearest, atol=1e-12)
+        zeros = sum(abs(c) < 1e-9 for c in nearest)
+        assert point.kind == {0: "stable", 1: "saddle", 2: "unstable"}[zeros]
+        assert point.n_unstable == zeros
+        assert point.q < 1e-24
+    saddle = found.saddles[0]
+    axis = int(np.argmin(np.abs(saddle.h)))  # the unstable direction leaves along the zero unit
+    assert abs(saddle.unstable[0][axis]) == pytest.approx(1.0)
+    assert abs(found.stable[0].top_eigenvalue) == pytest.approx(2 * (1 - star**2))
+
+
+@pytest.mark.parametrize("variant", ["textbook", "pytorch"])
+def test_gru_jacobian_matches_finite_differences(variant):
+    p = Params.random("gru", 3, 5, seed=2, variant=variant)
+    fmap = cell_map(p, [0.3, -0.2, 0.5])
+    h = np.random.default_rng(0).normal(size=(1, 5))
+    _, jac = fmap(h)
+    eps = 1e-6
+    for j in range(5):
+        e = np.zeros((1, 5))
+        e[0, j] = eps
+        numeric = (fmap(h + e)[0] - fmap(h - e)[0])[0] / (2 * eps)
+        np.testing.assert_allclose(jac[0, :, j], numeric, atol=1e-8)
+
+
+def test_rnn_map_matches_the_core_step():
+    from seqviz.core import forward
+
+    p = Params.random("rnn", 2, 4, seed=3)
+    h0 = np.random.default_rng(1).normal(size=4)
+    u = np.array([0.5, -1.0])
+    f, _ = cell_map(p, u)(h0[None])
+    h, _ = forward(p, u[None], h0=h0)
+    np.testing.assert_allclose(f[0], h[0], atol=1e-12)
+
+
+def test_finder_rejects_bad_input():
+    with pytest.raises(ValueError, match="rnn and gru"):
+        find_fixed_points(Params.random("lstm", 1, 2))
+    with pytest.raises(ValueError, match="d <= 128"):
+        find_fixed_points(Params.random("rnn", 1, 130))
+    with pytest.raises(ValueError, match="input u"):
+        find_fixed_points(Params.random("rnn", 2, 3), u=[1.0])
+
+
+def test_lyapunov_edge_of_chaos_at_input_zero():
+    grid = lyapunov_grid([0.8, 2.0], [0.0], hidden=128, steps=500)
+    assert grid.lyap[0, 0] < 0 < grid.lyap[1, 0]
+    # Chaos goes with exploding gradients, order with vanishing ones.
+    assert grid.grad[0, 0] < 1e-2 < 1.0 < grid.grad[1, 0]
+
+
+def test_linear_rnn_exponent_is_log_spectral_radius():
+    rhos = np.array([0.5, 0.9, 1.3])
+    grid = lyapunov_grid(rhos, [1.0], hidden=16, steps=4000, nonlinearity="linear", burn=500)
+    np.testing.assert_allclose(grid.lyap[:, 0], np.log(rhos), atol=5e-3)
+
+
+def test_qr_top_exponent_agrees_with_the_renormalised_vector():
+    net = network(32, 1500, seed=4)
+    grid = lyapunov_grid([1.5], [0.5], hidden=32, steps=1500, seed=4, burn=300)
+    spec = lyapunov_spectrum(1.5 * net.w, 0.5 * net.x, net.h0, top=3, burn=300)
+    assert spec[0] == pytest.approx(grid.lyap[0, 0], abs=0.02)
+    assert spec[0] >= spec[1] >= spec[2]
+
+
+def test_lyapunov_rejects_bad_grids():
+    with pytest.raises(ValueError, match="spectral radii"):
+        lyapunov_grid([], [0.0])
+    with pytest.raises(ValueError, match="input scales"):
+        lyapunov_grid([1.0], [float("nan")])
+
+
+@pytest.mark.parametrize("steps", [1, 2, 7, 64, 1000])
+def test_scan_equals_loop(steps):
+    rec = LinearRecurrence.ring(16, 3, r_min=0.4, r_max=0.99, max_phase=2 * math.pi, seed=5)
+    x = np.random.default_rng(steps).normal(size=(steps, 3))
+    loop, scan = rec.loop(x), rec.scan(x)
+    assert np.max(np.abs(loop - scan)) <= 1e-12 * max(1.0, float(np.max(np.abs(loop))))
+    assert scan_levels(steps) == (0 if steps == 1 else math.ceil(math.log2(steps)))
+
+
+def test_ring_init_and_gradient():
+    rec = LinearRecurrence.ring(500, 2, r_min=0.5, r_max=0.8, max_phase=1.0, seed=0)
+    assert np.all((np.abs(rec.lam) >= 0.5) & (np.abs(rec.lam) <= 0.8))
+    assert np.all((np.angle(rec.lam) >= 0) & (np.angle(rec.lam) <= 1.0))
+    norms = rec.grad_norms(20)
+    assert norms[0] == pytest.approx(1.0)
+    assert np.all(np.diff(norms) < 0)
+    with pytest.raises(ValueError, match="r_min"):
+        LinearRecurrence.ring(4, 1, r_min=0.9, r_max=0.5)
