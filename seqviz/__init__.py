@@ -13,17 +13,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["Params", "Trace", "trace", "__version__"]
+__all__ = ["Params", "StackParams", "StackTrace", "Trace", "trace", "trace_stack", "__version__"]
 
 _LAZY = {
     "Params": "seqviz.core.params",
     "Trace": "seqviz.core.trace",
     "trace": "seqviz.core.api",
+    "StackParams": "seqviz.core.stack_params",
+    "StackTrace": "seqviz.core.stack",
+    "trace_stack": "seqviz.core.stack",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
     from seqviz.core.api import trace
     from seqviz.core.params import Params
+    from seqviz.core.stack import StackTrace, trace_stack
+    from seqviz.core.stack_params import StackParams
     from seqviz.core.trace import Trace
 
 

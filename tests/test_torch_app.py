@@ -67,7 +67,7 @@ async def test_gates_scene_shows_the_loaded_model(tmp_path, make_app, ready, cel
     "make, words",
     [
         (lambda: torch.nn.LSTM(5, 7, num_layers=2), "single-layer, one-direction"),
-        (lambda: torch.nn.GRU(5, 7, bidirectional=True), "_reverse"),
+        (lambda: torch.nn.GRU(5, 7, bidirectional=True), "1-layer bidirectional gru"),
         (lambda: torch.nn.RNN(5, 7), "the gates scene shows lstm or gru"),
     ],
 )

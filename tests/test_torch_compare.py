@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from seqviz.core import Params, trace
+from seqviz.core import Params, StackParams, trace
 
 torch = pytest.importorskip("torch")
 
@@ -82,12 +82,12 @@ def test_pt_state_dict_round_trip(tmp_path, cell, nl, make):
 def test_float32_state_dict_and_refusals(tmp_path):
     module = torch.nn.LSTM(2, 3, num_layers=2)
     torch.save(module.state_dict(), tmp_path / "deep.pt")
-    with pytest.raises(ValueError, match="single-layer"):
-        Params.load(tmp_path / "deep.pt")
+    deep = Params.load(tmp_path / "deep.pt")  # a stack now loads as StackParams
+    assert isinstance(deep, StackParams) and deep.num_layers == 2 and not deep.bidirectional
     module = torch.nn.GRU(2, 3, bidirectional=True)
     torch.save(module.state_dict(), tmp_path / "bi.pt")
-    with pytest.raises(ValueError, match="one-direction"):
-        Params.load(tmp_path / "bi.pt")
+    bi = Params.load(tmp_path / "bi.pt")
+    assert isinstance(bi, StackParams) and bi.bidirectional and bi.variant == "pytorch"
     module = torch.nn.GRU(2, 3)  # float32 weights load as float64
     torch.save(module.state_dict(), tmp_path / "f32.pt")
     p = Params.load(tmp_path / "f32.pt")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from seqviz.cli import UsageError
 
@@ -31,7 +32,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     p.add_argument("--forget-bias", type=float, default=1.0, help="lstm forget bias (default 1)")
     p.add_argument("--spectral-radius", type=float, default=None, help="rescale W_hh blocks")
-    p.add_argument("--weights", metavar="MODEL", help="saved weights: .npz (Params.save) or .pt")
+    p.add_argument("--layers", type=int, default=1, help="stacked layers of the random model")
+    p.add_argument(
+        "--bidirectional", action="store_true", help="a bidirectional random model (h is (T, 2d))"
+    )
+    p.add_argument(
+        "--weights", metavar="MODEL",
+        help="saved weights: .npz (Params.save/StackParams.save) or a .pt of any nn.RNN/LSTM/GRU",
+    )  # fmt: skip
     p.add_argument("--input", metavar="X.npy", help="input sequence for --weights, (T, input_size)")
     p.set_defaults(func=run)
 
@@ -39,14 +47,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from seqviz.core import Params, trace
+    from seqviz.core import Params, StackParams, trace, trace_stack
 
     if args.weights:
         if args.cell:
             raise UsageError("give either --weights or --cell, not both.")
         if not args.input:
             raise UsageError("--weights needs --input X.npy, an array of shape (T, input_size).")
-        params = Params.load(args.weights, nonlinearity=args.nonlinearity, variant=args.variant)
+        params: Params | StackParams = Params.load(
+            args.weights, nonlinearity=args.nonlinearity, variant=args.variant
+        )
         try:
             x = np.load(args.input, allow_pickle=False)
         except FileNotFoundError:
@@ -58,19 +68,37 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("give --cell rnn|lstm|gru for a random model, or --weights MODEL.")
         if args.steps < 1:
             raise UsageError(f"--steps must be at least 1, got {args.steps}.")
-        params = Params.random(
-            args.cell, args.input_size, args.hidden, seed=args.seed,
-            forget_bias=args.forget_bias, spectral_radius=args.spectral_radius,
+        if args.layers < 1:
+            raise UsageError(f"--layers must be at least 1, got {args.layers}.")
+        kwargs = dict(
+            seed=args.seed, forget_bias=args.forget_bias, spectral_radius=args.spectral_radius,
             nonlinearity=args.nonlinearity or "tanh", variant=args.variant or "textbook",
         )  # fmt: skip
+        params = (
+            Params.random(args.cell, args.input_size, args.hidden, **kwargs)
+            if args.layers == 1 and not args.bidirectional
+            else StackParams.random(
+                args.cell, args.input_size, args.hidden, args.layers, args.bidirectional, **kwargs
+            )
+        )
         x = np.random.default_rng(args.seed + 1).normal(size=(args.steps, args.input_size))
-    tr = trace(params, x)
-    path = tr.save(args.out)
-    p = tr.params
-    print(
-        f"wrote {path}: {p.cell} d_in={p.input_size} d={p.hidden_size} T={tr.T}, "
-        f"|dL/dh| {tr.grad_norms()[0]:.2e} at the last step, {tr.grad_norms()[-1]:.2e} at the first"
-    )
-    if tr.overflow is not None:
-        print(f"note: {tr.overflow.describe()}; the file keeps the inf/nan values")
+    if isinstance(params, Params):
+        tr = trace(params, x)
+        path = tr.save(args.out)
+        p = tr.params
+        print(
+            f"wrote {path}: {p.cell} d_in={p.input_size} d={p.hidden_size} T={tr.T}, |dL/dh| "
+            f"{tr.grad_norms()[0]:.2e} at the last step, {tr.grad_norms()[-1]:.2e} at the first"
+        )
+        overflow: Any = tr.overflow
+    else:
+        st = trace_stack(params, x)
+        path = st.save(args.out)
+        print(
+            f"wrote {path}: {params.describe()} d_in={params.input_size} T={st.T}; h is the top "
+            f"layer's output {st.h.shape}; per-layer states h_l0, h_l1, ... (and _reverse)"
+        )
+        overflow = st.overflow
+    if overflow is not None:
+        print(f"note: {overflow.describe()}; the file keeps the inf/nan values")
     return 0

@@ -1,7 +1,20 @@
-"""The numerical core: Params, Trace and the jitted forward/BPTT kernels (no UI imports)."""
+"""The numerical core: Params, stacks, Trace and the jitted forward/BPTT kernels (no UI imports)."""
 
 from seqviz.core.api import forward, step, trace, warmup
 from seqviz.core.params import Params
+from seqviz.core.stack import StackTrace, trace_stack
+from seqviz.core.stack_params import StackParams
 from seqviz.core.trace import Overflow, Trace
 
-__all__ = ["Overflow", "Params", "Trace", "forward", "step", "trace", "warmup"]
+__all__ = [
+    "Overflow",
+    "Params",
+    "StackParams",
+    "StackTrace",
+    "Trace",
+    "forward",
+    "step",
+    "trace",
+    "trace_stack",
+    "warmup",
+]

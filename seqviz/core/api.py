@@ -80,6 +80,22 @@ def trace(
         if grad_out is None
         else as_float_array(grad_out, "grad_out", (T, d))
     )
+    return run_trace(params, x, h0_, c0_, g_out, g_T)
+
+
+def run_trace(
+    params: Params,
+    x: np.ndarray,
+    h0: np.ndarray,
+    c0: np.ndarray,
+    g_out: np.ndarray,
+    g_T: np.ndarray,
+) -> Trace:
+    """The kernel call behind trace() on already checked, read-only float64 arrays.
+
+    Inputs may hold inf/nan here: a stack passes a lower layer's overflowed output upwards.
+    """
+    T, d = x.shape[0], params.hidden_size
     G, gd = params.n_gates, params.n_gates * d
     lstm = params.cell == "lstm"
     h = np.empty((T, d))
@@ -96,11 +112,11 @@ def trace(
     g_c0 = np.empty(d)
     K.trace_kernel(
         *_codes(params), params.weight_ih, params.weight_hh, params.bias_ih, params.bias_hh,
-        x, h0_, c0_, g_out, g_T,
+        x, h0, c0, g_out, g_T,
         h, c, gates, grad_h, grad_c, g_w_ih, g_w_hh, g_b_ih, g_b_hh, g_x, g_h0, g_c0,
     )  # fmt: skip
     fields: dict[str, Any] = dict(
-        params=params, x=x, h0=h0_, c0=c0_, h=h,
+        params=params, x=x, h0=h0, c0=c0, h=h,
         c=c if lstm else None, gates=gates if G > 1 else None,
         grad_h=grad_h, grad_c=grad_c if lstm else None,
         grad_weight_ih=g_w_ih, grad_weight_hh=g_w_hh, grad_bias_ih=g_b_ih, grad_bias_hh=g_b_hh,
@@ -147,6 +163,11 @@ def forward(params: Params, x: Any, h0: Any = None, c0: Any = None):
     params = _check_params(params)
     x = _sequence(params, x)
     h0_, c0_ = _initial(params, h0, c0)
+    return run_forward(params, x, h0_, c0_)
+
+
+def run_forward(params: Params, x: np.ndarray, h0: np.ndarray, c0: np.ndarray):
+    """The kernel call behind forward() on already checked, read-only float64 arrays."""
     T, d = x.shape[0], params.hidden_size
     h = np.empty((T, d))
     c = np.zeros((T, d))
@@ -154,7 +175,7 @@ def forward(params: Params, x: Any, h0: Any = None, c0: Any = None):
     aux = np.empty((T, d))
     K.forward_kernel(
         *_codes(params), params.weight_ih, params.weight_hh, params.bias_ih, params.bias_hh,
-        x, h0_, c0_, h, c, gates, aux,
+        x, h0, c0, h, c, gates, aux,
     )  # fmt: skip
     return h, (c if params.cell == "lstm" else None)
 

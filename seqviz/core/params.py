@@ -6,12 +6,15 @@ import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from seqviz.core._io import atomic_savez, read_npz
 from seqviz.core.kernels import N_GATES, NONLINEARITY_CODES, VARIANT_CODES
+
+if TYPE_CHECKING:
+    from seqviz.core.stack_params import StackParams
 
 CELLS = tuple(N_GATES)
 NONLINEARITIES = tuple(NONLINEARITY_CODES)
@@ -211,11 +214,13 @@ class Params:
         *,
         nonlinearity: str | None = None,
         variant: str | None = None,
-    ) -> Params:
+    ) -> Params | StackParams:
         """Read an .npz written by save(), or a torch state_dict (.pt/.pth) of nn.RNN/LSTM/GRU.
 
-        A torch nn.RNN state_dict does not record its nonlinearity: pass it (default tanh).
-        A GRU from torch loads with variant="pytorch", since that is what nn.GRU computes.
+        A single-layer, one-direction model gives a Params; a stacked or bidirectional one
+        (weight_ih_l1, ..._reverse) gives a StackParams. A torch nn.RNN state_dict does not
+        record its nonlinearity: pass it (default tanh). A GRU from torch loads with
+        variant="pytorch", since that is what nn.GRU computes.
         """
         p = Path(path)
         if not p.exists():
@@ -223,16 +228,19 @@ class Params:
         if p.suffix.lower() in (".pt", ".pth"):
             from seqviz.core.torch_io import load_state_dict
 
-            state = load_state_dict(p)
+            state: dict[str, Any] = load_state_dict(p)
+        else:
+            state = read_npz(p, "a weights file")
+        if is_stack(state):
+            from seqviz.core.stack_params import StackParams
+
+            return StackParams.load(p, nonlinearity=nonlinearity, variant=variant)
+        if "cell" not in state:
+            # PyTorch's keys without seqviz's metadata: weights exported from torch.
             return cls.from_state_dict(
                 state, nonlinearity=nonlinearity or "tanh", variant=variant or "pytorch"
             )
-        data = read_npz(p, "a weights file")
-        if "cell" not in data:
-            # PyTorch's keys without seqviz's metadata: weights exported from torch.
-            return cls.from_state_dict(
-                data, nonlinearity=nonlinearity or "tanh", variant=variant or "pytorch"
-            )
+        data = state
         missing = [k for k in _KEYS[:2] if k not in data]
         if missing:
             raise ValueError(f"{p} lacks {', '.join(missing)}; expected PyTorch key names.")
@@ -268,9 +276,9 @@ class Params:
         extra = [prefix + k for k in state if k not in _KEYS and "." not in k]
         if extra:
             raise ValueError(
-                f"the weights have {', '.join(sorted(extra)[:3])}: only a single-layer, "
-                "one-direction nn.RNN/nn.LSTM/nn.GRU without projection (keys weight_ih_l0, "
-                "weight_hh_l0, bias_ih_l0, bias_hh_l0) is supported."
+                f"the weights have {', '.join(sorted(extra)[:3])}: Params holds one cell (keys "
+                "weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0); load stacked or "
+                "bidirectional networks with StackParams, without projection."
             )
         if "weight_hh_l0" not in state:
             raise ValueError(f"the weights have {found[0]} but no {prefix}weight_hh_l0.")
@@ -282,6 +290,17 @@ class Params:
             nonlinearity=nonlinearity if cell == "rnn" else "tanh",
             variant=variant if cell == "gru" else "textbook",
         )  # fmt: skip
+
+
+def is_stack(state: dict[str, Any]) -> bool:
+    """Whether a state_dict holds more than layer 0 forward (weight_*_l1..., *_reverse)."""
+    return (
+        any(
+            ("weight_" in k and "_l" in k and not k.endswith("_l0")) or k.endswith("_reverse")
+            for k in state
+        )
+        or "num_layers" in state
+    )
 
 
 def _infer_cell(w_ih: np.ndarray, w_hh: np.ndarray) -> str:

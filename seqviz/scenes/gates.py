@@ -96,6 +96,11 @@ def load_weights(path: str) -> Any:
     if not os.path.exists(path):
         raise ValueError(f"weights file {path!r} does not exist")
     params = _load(path, os.path.getmtime(path))
+    if getattr(params, "num_layers", 1) > 1 or getattr(params, "bidirectional", False):
+        raise ValueError(
+            f"{path} holds a {params.describe()}; the gates scene shows a single-layer, "
+            "one-direction lstm or gru"
+        )
     if params.cell not in GATE_NAMES:
         raise ValueError(f"{path} holds an {params.cell} cell; the gates scene shows lstm or gru")
     return params
