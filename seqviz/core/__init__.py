@@ -1,6 +1,6 @@
 """The numerical core: Params, stacks, Trace and the jitted forward/BPTT kernels (no UI imports)."""
 
-from seqviz.core.api import forward, step, trace, warmup
+from seqviz.core.api import batch_forward, batch_trace, forward, step, trace, warmup
 from seqviz.core.params import Params
 from seqviz.core.stack import StackTrace, trace_stack
 from seqviz.core.stack_params import StackParams
@@ -12,6 +12,8 @@ __all__ = [
     "StackParams",
     "StackTrace",
     "Trace",
+    "batch_forward",
+    "batch_trace",
     "forward",
     "step",
     "trace",

@@ -220,3 +220,70 @@ def warmup() -> None:
         trace(p, x)
         forward(p, x)
         step(p, x, np.zeros((2, 1)), np.zeros((2, 1)) if cell == "lstm" else None)
+
+
+def _batch(params: Params, x: Any) -> np.ndarray:
+    shape = np.shape(x)
+    if len(shape) != 3 or shape[0] < 1 or shape[1] < 1:
+        raise ValueError(
+            f"x has shape {shape}; a batch must be (B, T, {params.input_size}) "
+            "with B >= 1 sequences of T >= 1 steps."
+        )
+    return as_float_array(x, "x", (shape[0], shape[1], params.input_size))
+
+
+def batch_forward(params: Params, x: Any):
+    """Forward pass of B equal-length sequences from zero states, nothing recorded for BPTT.
+
+    x (B, T, input_size) -> (h (B,T,d), c (B,T,d) or None, gates (B,T,G,d) or None).
+    """
+    params = _check_params(params)
+    x = _batch(params, x)
+    B, T = x.shape[:2]
+    d, G = params.hidden_size, params.n_gates
+    h = np.empty((B, T, d))
+    c = np.zeros((B, T, d))
+    gates = np.zeros((B, T, G, d))
+    K.batch_forward_kernel(
+        *_codes(params), params.weight_ih, params.weight_hh, params.bias_ih, params.bias_hh,
+        x, h, c, gates,
+    )  # fmt: skip
+    lstm = params.cell == "lstm"
+    return h, (c if lstm else None), (gates if G > 1 else None)
+
+
+def batch_trace(params: Params, x: Any, grad_out: Any) -> dict[str, Any]:
+    """Forward and BPTT for B equal-length sequences from zero states (the training hot path).
+
+    x (B, T, input_size); grad_out (B, T, d) is dL/dh_t of each sequence. Returns a dict with
+    h, grad_h (B,T,d), c, grad_c (B,T,d) and gates (B,T,G,d) (None where the cell has none)
+    and the parameter gradients summed over the batch under Params' field names prefixed
+    "grad_". Non-finite values are returned as they are.
+    """
+    params = _check_params(params)
+    x = _batch(params, x)
+    B, T = x.shape[:2]
+    d, G = params.hidden_size, params.n_gates
+    g_out = as_float_array(grad_out, "grad_out", (B, T, d))
+    gd = G * d
+    out: dict[str, Any] = {
+        "h": np.empty((B, T, d)),
+        "c": np.zeros((B, T, d)),
+        "gates": np.zeros((B, T, G, d)),
+        "grad_h": np.empty((B, T, d)),
+        "grad_c": np.zeros((B, T, d)),
+        "grad_weight_ih": np.empty((gd, params.input_size)),
+        "grad_weight_hh": np.empty((gd, d)),
+        "grad_bias_ih": np.empty(gd),
+        "grad_bias_hh": np.empty(gd),
+    }
+    K.batch_trace_kernel(
+        *_codes(params), params.weight_ih, params.weight_hh, params.bias_ih, params.bias_hh,
+        x, g_out, out["h"], out["c"], out["gates"], out["grad_h"], out["grad_c"],
+        out["grad_weight_ih"], out["grad_weight_hh"], out["grad_bias_ih"], out["grad_bias_hh"],
+    )  # fmt: skip
+    if params.cell != "lstm":
+        out["c"] = out["grad_c"] = None
+    if G == 1:
+        out["gates"] = None
+    return out

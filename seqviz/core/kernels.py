@@ -333,3 +333,60 @@ def trace_kernel(
         for j in range(gd):
             g_b_ih[j] += dpre_ih[t, j]
             g_b_hh[j] += dpre_hh[t, j]
+
+
+# Batched kernels for training: B sequences of equal length through the same per-sequence math
+# (the functions above), with the parameter gradients summed over the batch. One call per update
+# keeps Python out of the loop over sequences.
+@njit(cache=True, nogil=True)
+def batch_forward_kernel(cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, h, c, gates):
+    """Forward from zero states for x (B,T,d_in) into h (B,T,d), c (B,T,d), gates (B,T,G,d)."""
+    B, T = x.shape[0], x.shape[1]
+    d = w_hh.shape[1]
+    gd = w_hh.shape[0]
+    h0 = np.zeros(d)
+    pre = np.empty((T, gd))
+    hh = np.empty(gd)
+    aux = np.empty((T, d))
+    for b in range(B):
+        _forward_loop(
+            cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x[b], h0, h0, h[b], c[b], gates[b], aux,
+            pre, hh,
+        )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def batch_trace_kernel(
+    cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, grad_out,
+    h, c, gates, grad_h, grad_c, g_w_ih, g_w_hh, g_b_ih, g_b_hh,
+):  # fmt: skip
+    """trace_kernel for each of B sequences from zero states; parameter gradients summed.
+
+    x (B,T,d_in), grad_out (B,T,d) -> h, c, grad_h, grad_c (B,T,d), gates (B,T,G,d) and the
+    summed g_w_ih (Gd,d_in), g_w_hh (Gd,d), g_b_ih, g_b_hh (Gd,).
+    """
+    B, T, d_in = x.shape[0], x.shape[1], x.shape[2]
+    d = w_hh.shape[1]
+    gd = w_hh.shape[0]
+    zero = np.zeros(d)
+    s_w_ih = np.empty((gd, d_in))
+    s_w_hh = np.empty((gd, d))
+    s_b_ih = np.empty(gd)
+    s_b_hh = np.empty(gd)
+    s_x = np.empty((T, d_in))
+    s_h0 = np.empty(d)
+    s_c0 = np.empty(d)
+    g_w_ih[:] = 0.0
+    g_w_hh[:] = 0.0
+    g_b_ih[:] = 0.0
+    g_b_hh[:] = 0.0
+    for b in range(B):
+        trace_kernel(
+            cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x[b], zero, zero, grad_out[b], zero,
+            h[b], c[b], gates[b], grad_h[b], grad_c[b], s_w_ih, s_w_hh, s_b_ih, s_b_hh, s_x,
+            s_h0, s_c0,
+        )  # fmt: skip
+        g_w_ih += s_w_ih
+        g_w_hh += s_w_hh
+        g_b_ih += s_b_ih
+        g_b_hh += s_b_hh

@@ -1,0 +1,1 @@
+"""Model kinds over the core Params, their file format and the registry of shipped models."""

@@ -1,0 +1,120 @@
+"""A recurrent cell with a linear readout at the last step: the model the training scene trains."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from seqviz.core._io import atomic_savez
+from seqviz.core.api import batch_forward, batch_trace
+from seqviz.core.params import CELLS, Params
+from seqviz.tasks.lagged import LagBatch
+
+CELL_NAMES = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+NAMES = (*CELL_NAMES, "out_weight", "out_bias")
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """What the last loss_and_grads saw, for the plots (all arrays are this batch's)."""
+
+    loss: float
+    accuracy: float  # share of the batch answered right at the last step
+    probs: np.ndarray  # (B, C) predicted class probabilities
+    grad_h: np.ndarray  # (B, T, d) dL/dh_t
+    forget: np.ndarray | None  # (B, T, d) LSTM forget gate, None for other cells
+    finite: bool
+
+
+def _log_softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+
+class LagClassifier:
+    """cell (PyTorch layout) -> h_T -> out_weight h_T + out_bias -> softmax over the classes.
+
+    The loss is the mean cross-entropy of the answer at the last step. Arrays live in
+    ``self.arrays`` and are updated in place by the trainer.
+    """
+
+    kind = "lagged"
+
+    def __init__(self, cell: str, n_inputs: int, hidden: int, n_classes: int, *, seed: int = 0,
+                 forget_bias: float = 1.0) -> None:  # fmt: skip
+        if cell not in CELLS:
+            raise ValueError(f"unknown cell {cell!r}; allowed: {', '.join(CELLS)}.")
+        p = Params.random(cell, n_inputs, hidden, seed=seed, forget_bias=forget_bias)
+        k = 1.0 / np.sqrt(hidden)
+        rng = np.random.default_rng([seed, 1])
+        self.cell = cell
+        self.arrays: dict[str, np.ndarray] = {
+            "weight_ih": p.weight_ih.copy(),  # (G*d, n_in)
+            "weight_hh": p.weight_hh.copy(),  # (G*d, d)
+            "bias_ih": p.bias_ih.copy(),  # (G*d,)
+            "bias_hh": p.bias_hh.copy(),  # (G*d,)
+            "out_weight": rng.uniform(-k, k, (n_classes, hidden)),  # (C, d)
+            "out_bias": np.zeros(n_classes),  # (C,)
+        }
+        self.last: Diagnostics | None = None
+
+    @property
+    def hidden(self) -> int:
+        return int(self.arrays["weight_hh"].shape[1])
+
+    def parameters(self) -> dict[str, np.ndarray]:
+        return self.arrays
+
+    def finite(self) -> bool:
+        return all(np.isfinite(a).all() for a in self.arrays.values())
+
+    def params(self) -> Params:
+        a = self.arrays
+        return Params(self.cell, a["weight_ih"], a["weight_hh"], a["bias_ih"], a["bias_hh"])
+
+    def loss_and_grads(self, batch: LagBatch) -> tuple[float, dict[str, np.ndarray]]:
+        """Mean cross-entropy of the last step's answer and its gradient for every array."""
+        B, T = batch.x.shape[:2]
+        d = self.hidden
+        if not self.finite():
+            # A diverged update left inf/nan weights: report it as a nan loss, never raise.
+            nan = {k: np.full_like(v, np.nan) for k, v in self.arrays.items()}
+            C = self.arrays["out_bias"].shape[0]
+            self.last = Diagnostics(float("nan"), float("nan"), np.full((B, C), np.nan),
+                                    np.full((B, T, d), np.nan), None, False)  # fmt: skip
+            return float("nan"), nan
+        p = self.params()
+        h, _, _ = batch_forward(p, batch.x)
+        hT = h[:, -1]  # (B, d)
+        with np.errstate(all="ignore"):
+            logp = _log_softmax(hT @ self.arrays["out_weight"].T + self.arrays["out_bias"])
+        loss = float(-logp[np.arange(B), batch.y].mean())
+        probs = np.exp(logp)  # (B, C)
+        dz = probs.copy()
+        dz[np.arange(B), batch.y] -= 1.0
+        dz /= B  # (B, C) dL/dlogits
+        grad_out = np.zeros((B, T, d))
+        grad_out[:, -1] = dz @ self.arrays["out_weight"]
+        tr = batch_trace(p, batch.x, grad_out)
+        grads = {name: tr[f"grad_{name}"] for name in CELL_NAMES}
+        grads["out_weight"] = dz.T @ hT  # (C, d)
+        grads["out_bias"] = dz.sum(axis=0)  # (C,)
+        finite = bool(np.isfinite(loss)) and all(np.isfinite(g).all() for g in grads.values())
+        forget = tr["gates"][:, :, 1, :] if self.cell == "lstm" else None
+        accuracy = float(np.mean(probs.argmax(axis=1) == batch.y))
+        self.last = Diagnostics(loss, accuracy, probs, tr["grad_h"], forget, finite)
+        return loss, grads
+
+    def predict(self, x: Any) -> np.ndarray:
+        """Class probabilities (B, C) at the last step of x (B, T, n_inputs)."""
+        h, _, _ = batch_forward(self.params(), x)
+        return np.exp(_log_softmax(h[:, -1] @ self.arrays["out_weight"].T
+                                   + self.arrays["out_bias"]))  # fmt: skip
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """The arrays, the cell and the kind tag as .npz (written atomically)."""
+        atomic_savez(path, {**self.arrays, "kind": np.array(self.kind),
+                            "cell": np.array(self.cell)})  # fmt: skip
