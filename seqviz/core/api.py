@@ -220,6 +220,8 @@ def warmup() -> None:
         trace(p, x)
         forward(p, x)
         step(p, x, np.zeros((2, 1)), np.zeros((2, 1)) if cell == "lstm" else None)
+        batch_trace(p, x[None], np.zeros((1, 2, 1)))
+        batch_forward(p, x[None])
 
 
 def _batch(params: Params, x: Any) -> np.ndarray:

@@ -60,7 +60,9 @@ def one_hot(ids: np.ndarray, n: int) -> np.ndarray:
 
 def check_lag(lag: object) -> int:
     if isinstance(lag, bool) or not isinstance(lag, (int, np.integer)):
-        raise ValueError(f"the lag must be a whole number from {MIN_LAG} to {MAX_LAG}, not {lag!r}.")
+        raise ValueError(
+            f"the lag must be a whole number from {MIN_LAG} to {MAX_LAG}, not {lag!r}."
+        )
     if not MIN_LAG <= int(lag) <= MAX_LAG:
         raise ValueError(f"the lag must be from {MIN_LAG} to {MAX_LAG} steps, not {lag}.")
     return int(lag)
