@@ -46,9 +46,9 @@ with tempfile.TemporaryDirectory() as tmp:
     print("saved and reloaded:", np.array_equal(back.h, tr.h), sorted(np.load(path).files)[:6])
 
 # %% A trained model: the word-level LSTM shipped with seqviz (the agreement grammar)
-from seqviz.decoding.rnnlm import shipped_model  # noqa: E402
+from seqviz import models  # noqa: E402
 
-lm = shipped_model()
+lm = models.load("agreement")
 plural = lm.trace("the keys to the cabinet in the hallway")
 singular = lm.trace("the key to the cabinet in the hallway")
 gap = plural.h[-1] - singular.h[-1]  # last state: seven words after the subject

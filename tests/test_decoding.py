@@ -387,8 +387,8 @@ def test_decoding_imports_no_ui_library():
 
     code = (
         "import json, sys\n"
-        "import seqviz.decoding, seqviz.decoding.rnnlm, seqviz.decoding.training\n"
-        "import seqviz.decoding.grammar, seqviz.decoding.lesson, seqviz.decoding.benchmark\n"
+        "import seqviz.decoding, seqviz.models.lm, seqviz.models.lm_train, seqviz.training\n"
+        "import seqviz.tasks.grammar, seqviz.decoding.lesson, seqviz.models.benchmark\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -25,7 +25,7 @@ def test_core_and_experiments_import_no_ui_library():
 def test_decoding_engine_and_scene_computations_import_no_ui_library():
     code = (
         "import json, sys\n"
-        "import seqviz.decoding, seqviz.decoding.rnnlm, seqviz.scenes\n"
+        "import seqviz.decoding, seqviz.models.lm, seqviz.scenes, seqviz.training, seqviz.tasks\n"
         "from seqviz.scenes import scenes\n"
         "scenes()\n"  # imports every scene module
         "print(json.dumps(sorted(sys.modules)))\n"

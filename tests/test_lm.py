@@ -9,20 +9,21 @@ import zipfile
 import numpy as np
 import pytest
 
-from seqviz import cli
+from seqviz import cli, models
 from seqviz.decoding import BeamSearch, Greedy, LanguageModel, Sampler
-from seqviz.decoding.grammar import corpus, sentence, subject_is_plural
-from seqviz.decoding.rnnlm import RNNLM, SHIPPED, random_lm, shipped_model
+from seqviz.models.lm import RNNLM, random_lm
+from seqviz.tasks.grammar import corpus, sentence, subject_is_plural
 
 
 @pytest.fixture(scope="module")
 def lm() -> RNNLM:
-    return shipped_model()
+    return models.load("agreement")
 
 
 def test_shipped_files_are_small_and_present():
-    assert SHIPPED["agreement"].stat().st_size < 300_000
-    text = (SHIPPED["agreement"].parent / "agreement.txt").read_text()
+    shipped = models.get("agreement").path
+    assert shipped.stat().st_size < 300_000
+    text = (shipped.parent / "agreement.txt").read_text()
     assert len(text.encode()) < 300_000
     # The committed corpus is exactly what the documented command generates.
     assert text == "\n".join(corpus(5000, seed=0)) + "\n"

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from seqviz import cli
-from seqviz.decoding.rnnlm import RNNLM
-from seqviz.decoding.training import TrainConfig, Trainer
+from seqviz.models.lm import RNNLM
+from seqviz.models.lm_train import LMConfig, TrainableLM
+from seqviz.training import FitConfig, Loop, fit
 
 TINY = "the keys are here\nthe key is here\nthe dogs are gone\nthe dog is gone\n" * 3
 
@@ -38,27 +39,27 @@ def sentences(level="word"):
 
 @pytest.mark.parametrize("cell", ["lstm", "gru", "rnn"])
 def test_gradients_match_finite_differences(cell):
-    tr = Trainer(sentences(), TrainConfig(cell=cell, hidden=4, emb=3, seq_len=100, seed=1))
+    tr = TrainableLM(sentences(), LMConfig(cell=cell, hidden=4, emb=3, seq_len=100, seed=1))
     batch = tr.data[:3]
-    g, _, n = tr.gradients(batch)
+    _, g = tr.loss_and_grads(batch)
     rng = np.random.default_rng(0)
-    for name, w in tr.w.items():
+    for name, w in tr.parameters().items():
         for _ in range(3):
             idx = tuple(int(rng.integers(s)) for s in w.shape)
             old, eps = w[idx], 1e-6
             w[idx] = old + eps
-            lp = tr.gradients(batch)[1]
+            lp = tr.loss_and_grads(batch)[0]
             w[idx] = old - eps
-            lm = tr.gradients(batch)[1]
+            lm = tr.loss_and_grads(batch)[0]
             w[idx] = old
-            assert abs((lp - lm) / (2 * eps) / n - g[name][idx]) < 1e-7, name
+            assert abs((lp - lm) / (2 * eps) - g[name][idx]) < 1e-7, name
 
 
 def test_truncation_cuts_the_gradient_path():
-    full = Trainer(sentences(), TrainConfig(hidden=4, emb=3, seq_len=100, seed=1))
-    cut = Trainer(sentences(), TrainConfig(hidden=4, emb=3, seq_len=2, seed=1))
-    g_full, loss_full, _ = full.gradients(full.data[:2])
-    g_cut, loss_cut, _ = cut.gradients(cut.data[:2])
+    full = TrainableLM(sentences(), LMConfig(hidden=4, emb=3, seq_len=100, seed=1))
+    cut = TrainableLM(sentences(), LMConfig(hidden=4, emb=3, seq_len=2, seed=1))
+    loss_full, g_full = full.loss_and_grads(full.data[:2])
+    loss_cut, g_cut = cut.loss_and_grads(cut.data[:2])
     # Same forward states (the state is carried), different gradients (the path is cut).
     assert np.isclose(loss_full, loss_cut)
     assert np.allclose(g_full["out_weight"], g_cut["out_weight"])
@@ -69,23 +70,22 @@ def test_truncation_cuts_the_gradient_path():
     ("optimizer", "level", "factor"), [("adam", "word", 0.7), ("sgd", "char", 0.9)]
 )
 def test_loss_decreases(optimizer, level, factor):
-    cfg = TrainConfig(hidden=12, emb=6, optimizer=optimizer, level=level, batch=4, seed=0)
-    tr = Trainer(sentences(level), cfg)
+    tr = TrainableLM(sentences(level), LMConfig(hidden=12, emb=6, level=level, batch=4, seed=0))
+    lr = 0.01 if optimizer == "adam" else 0.5
     before = tr.mean_loss()
-    for _ in range(15):
-        for b in tr.batches():
-            tr.train_batch(b)
+    result = fit(tr, tr.batches, FitConfig(epochs=15, lr=lr, optimizer=optimizer, seed=0))
     assert tr.mean_loss() < factor * before
+    assert result.epochs == 15 and not result.interrupted
 
 
 def test_clipping_bounds_the_update():
-    cfg = TrainConfig(hidden=4, emb=3, optimizer="sgd", lr=1.0, clip=1e-3)
-    tr = Trainer(sentences(), cfg)
-    before = {k: v.copy() for k, v in tr.w.items()}
-    g, _, _ = tr.gradients(tr.data[:4])
-    norm = tr.update(g)
-    step = np.sqrt(sum(((tr.w[k] - before[k]) ** 2).sum() for k in before))
-    assert norm > 1e-3 and np.isclose(step, 1e-3)
+    tr = TrainableLM(sentences(), LMConfig(hidden=4, emb=3))
+    loop = Loop(tr, FitConfig(optimizer="sgd", lr=1.0, clip=1e-3))
+    before = {k: v.copy() for k, v in tr.parameters().items()}
+    u = loop.update(tr.data[:4])
+    w = tr.parameters()
+    step = np.sqrt(sum(((w[k] - before[k]) ** 2).sum() for k in before))
+    assert u.grad_norm > 1e-3 and u.clipped and np.isclose(step, 1e-3)
 
 
 def test_cli_trains_and_checkpoint_reloads(train, corpus, tmp_path):
@@ -111,7 +111,7 @@ def test_cli_trains_and_checkpoint_reloads(train, corpus, tmp_path):
 def test_ctrl_c_keeps_last_checkpoint(train, corpus, tmp_path, monkeypatch):
     out = tmp_path / "m.npz"
     calls = {"n": 0}
-    real = Trainer.train_batch
+    real = TrainableLM.loss_and_grads
 
     def interrupt_in_epoch_two(self, batch):
         calls["n"] += 1
@@ -119,7 +119,7 @@ def test_ctrl_c_keeps_last_checkpoint(train, corpus, tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(self, batch)
 
-    monkeypatch.setattr(Trainer, "train_batch", interrupt_in_epoch_two)
+    monkeypatch.setattr(TrainableLM, "loss_and_grads", interrupt_in_epoch_two)
     code, _, err = train(
         "train", str(corpus), "--hidden", "4", "--emb", "2", "--batch", "8", "--epochs", "5",
         "--out", str(out),
@@ -134,7 +134,7 @@ def test_ctrl_c_before_first_checkpoint(train, corpus, tmp_path, monkeypatch):
     def boom(self, batch):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(Trainer, "train_batch", boom)
+    monkeypatch.setattr(TrainableLM, "loss_and_grads", boom)
     code, _, err = train("train", str(corpus), "--out", str(tmp_path / "m.npz"))
     assert code == 130 and "no model was written" in err
     assert not (tmp_path / "m.npz").exists()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 
@@ -18,7 +17,9 @@ def resolve(args: argparse.Namespace) -> tuple[str, Any]:
     if weights:
         if scene.name != "gates":
             raise ValueError(f"--weights opens the gates scene, not {scene.name}")
-        path = Path(weights)
+        from seqviz import models
+
+        path = models.resolve(weights)  # a file, or a shipped model's name
         if not path.exists():
             raise FileNotFoundError(f"no such weights file: {path}")
         from seqviz.scenes.gates import load_weights

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     if args.decoding:
         import json
 
-        from seqviz.decoding.benchmark import bench_decoding, format_report
+        from seqviz.models.benchmark import bench_decoding, format_report
 
         result = bench_decoding()
         print(json.dumps(result, indent=2) if args.json else format_report(result))

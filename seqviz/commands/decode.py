@@ -12,11 +12,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="decode with greedy, beam search or sampling",
         description="Decode from a language model: the lesson's toy bigram model (default), a "
         "bigram table in JSON (--bigram) or a recurrent LM trained with `seqviz train` (--model; "
-        "the name 'agreement' picks the shipped word-level LSTM).",
+        "or a shipped model's name: `seqviz decode --list-models` lists them).",
     )
     src = p.add_mutually_exclusive_group()
     src.add_argument("--bigram", metavar="FILE.json", help="bigram table {prev: {next: prob}}")
-    src.add_argument("--model", metavar="FILE.npz", help="trained recurrent LM (.npz)")
+    src.add_argument(
+        "--model", metavar="FILE.npz|NAME", help="trained recurrent LM (.npz) or a shipped name"
+    )
+    p.add_argument("--list-models", action="store_true", help="list the shipped models and exit")
     p.add_argument("--prompt", default="", help="text the decoder continues (default: none)")
     p.add_argument("--strategy", choices=("greedy", "beam", "sample"), default="beam")
     p.add_argument("--width", type=int, default=3, help="beam width (default 3)")
@@ -43,9 +46,9 @@ def load_model(args: argparse.Namespace):
     if args.bigram:
         return load_bigram(args.bigram)
     if args.model:
-        from seqviz.decoding.rnnlm import load_lm
+        from seqviz import models
 
-        return load_lm(args.model)
+        return models.load(args.model, kind="lm")
     return toy_model()
 
 
@@ -54,6 +57,12 @@ def run(args: argparse.Namespace) -> int:
 
     from seqviz.decoding import BeamSearch, Greedy, Sampler, join_tokens
 
+    if args.list_models:
+        from seqviz import models
+
+        for e in models.entries("lm"):
+            print(f"{e.name:12} {e.label}  ({e.file})")
+        return 0
     model = load_model(args)
     search: Greedy | BeamSearch
     if args.strategy == "sample":

@@ -35,42 +35,81 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+class _RichProgress:
+    """The `fit` callback of the CLI: a Rich progress bar and one line per saved epoch."""
+
+    def __init__(self, progress, task, epochs: int) -> None:  # noqa: ANN001
+        import time
+
+        self.progress, self.task, self.epochs = progress, task, epochs
+        self.clock = time.perf_counter
+        self.t0, self.total, self.n, self.epoch = self.clock(), 0.0, 0, 1
+        self.tokens = 0  # counted as batches are handed to the loop
+
+    def batches(self, model):  # noqa: ANN001, ANN201
+        """The model's batches, counting their tokens for the tokens/s column."""
+
+        def epoch_batches(epoch, rng):  # noqa: ANN001, ANN202
+            for batch in model.batches(epoch, rng):
+                self.tokens += sum(len(ids) - 1 for ids in batch)
+                yield batch
+
+        return epoch_batches
+
+    def on_update(self, update) -> None:  # noqa: ANN001
+        self.total, self.n = self.total + update.loss, self.n + 1
+        speed = self.tokens / max(self.clock() - self.t0, 1e-9)
+        self.progress.update(
+            self.task, advance=1, epoch=self.epoch, loss=self.total / self.n, speed=speed
+        )
+
+    def on_epoch_end(self, epoch: int, info) -> None:  # noqa: ANN001
+        self.progress.console.print(
+            f"epoch {epoch}: mean loss {info.mean_loss:.4f} nats/token; saved {info.checkpoint}"
+        )
+        self.t0, self.total, self.n = self.clock(), 0.0, 0
+        self.tokens, self.epoch = 0, min(epoch + 1, self.epochs)
+
+
 def run(args: argparse.Namespace) -> int:
-    import time
     from pathlib import Path
 
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from seqviz.decoding.training import TrainConfig, Trainer, read_corpus
+    from seqviz.models.lm_train import LMConfig, TrainableLM, default_lr, read_corpus
+    from seqviz.training import Diverged, FitConfig, fit
 
-    config = TrainConfig(
+    config = LMConfig(
         cell=args.cell,
         hidden=args.hidden,
         emb=args.emb,
         level=args.level,
         seq_len=args.seq_len,
-        lr=args.lr,
-        epochs=args.epochs,
-        clip=args.clip,
         batch=args.batch,
-        optimizer=args.optimizer,
         seed=args.seed,
         variant=args.variant if args.cell == "gru" else "textbook",
     )
     out = Path(args.out)
+    fit_config = FitConfig(
+        epochs=args.epochs,
+        lr=default_lr(args.optimizer) if args.lr is None else args.lr,
+        optimizer=args.optimizer,
+        clip=args.clip,
+        seed=args.seed,
+        checkpoint=out,
+    )
     if not out.parent.is_dir():
         raise ValueError(f"the output directory {str(out.parent)!r} does not exist.")
     sentences = read_corpus(args.corpus, config.level)
-    trainer = Trainer(sentences, config)
+    model = TrainableLM(sentences, config)
     console = Console(stderr=True)
     console.print(
-        f"{len(sentences)} sentences, {trainer.n_tokens} tokens, vocabulary {len(trainer.vocab)}; "
-        f"{config.cell} hidden {config.hidden}, embedding {config.emb}, {config.optimizer} "
-        f"lr {config.learning_rate:g}, clip {config.clip:g}"
+        f"{len(sentences)} sentences, {model.n_tokens} tokens, vocabulary {len(model.vocab)}; "
+        f"{config.cell} hidden {config.hidden}, embedding {config.emb}, {fit_config.optimizer} "
+        f"lr {fit_config.lr:g}, clip {fit_config.clip:g}"
     )
-    n_batches = -(-len(trainer.data) // config.batch)
-    saved_epoch = 0
+    n_batches = model.n_batches()
     progress = Progress(
         TextColumn("epoch {task.fields[epoch]}/{task.fields[epochs]}"),
         BarColumn(),
@@ -79,37 +118,22 @@ def run(args: argparse.Namespace) -> int:
         TimeRemainingColumn(),
         console=console,
     )
-    try:
-        with progress:
-            task = progress.add_task(
-                "train", total=config.epochs * n_batches, epoch=1, epochs=config.epochs,
-                loss=float("nan"), speed=0.0,
-            )  # fmt: skip
-            for epoch in range(1, config.epochs + 1):
-                total, tokens, t0 = 0.0, 0, time.perf_counter()
-                for batch in trainer.batches():
-                    try:
-                        loss, n = trainer.train_batch(batch)
-                    except FloatingPointError:
-                        raise ValueError(
-                            f"training diverged in epoch {epoch} (the gradient became inf or "
-                            "nan); try a smaller --lr or a --clip value."
-                        ) from None
-                    total += loss
-                    tokens += n
-                    elapsed = time.perf_counter() - t0
-                    progress.update(
-                        task, advance=1, epoch=epoch, loss=total / tokens,
-                        speed=tokens / max(elapsed, 1e-9),
-                    )  # fmt: skip
-                trainer.model(out.stem).save(out)
-                saved_epoch = epoch
-                progress.console.print(
-                    f"epoch {epoch}: mean loss {total / tokens:.4f} nats/token; saved {out}"
-                )
-    except KeyboardInterrupt:
-        if saved_epoch:
-            console.print(f"interrupted; {out} holds the checkpoint of epoch {saved_epoch}.")
+    with progress:
+        task = progress.add_task(
+            "train", total=fit_config.epochs * n_batches, epoch=1, epochs=fit_config.epochs,
+            loss=float("nan"), speed=0.0,
+        )  # fmt: skip
+        callback = _RichProgress(progress, task, fit_config.epochs)
+        try:
+            result = fit(model, callback.batches(model), fit_config, [callback])
+        except Diverged as exc:
+            raise ValueError(
+                f"training diverged in epoch {exc.epoch} (the gradient became inf or nan); "
+                "try a smaller --lr or a --clip value."
+            ) from None
+    if result.interrupted:
+        if result.epochs:
+            console.print(f"interrupted; {out} holds the checkpoint of epoch {result.epochs}.")
         else:
             console.print("interrupted before the first epoch ended; no model was written.")
         return 130

@@ -1,7 +1,7 @@
 """Decoding engine: greedy, beam search and sampling as step-able state machines.
 
 Headless (NumPy only). Models: `toy_model()` (the lesson's bigram), `load_bigram(path)`,
-`seqviz.decoding.rnnlm.load_lm(path or "agreement")`; all follow `LanguageModel`.
+`seqviz.models.load(path or "agreement")`; all follow `LanguageModel`.
 
 Searches (`Greedy`, `BeamSearch(width, alpha, max_len, keep_live)`) and `Sampler(temperature,
 top_k, top_p, seed, samples)` share one shape: `step()` appends an immutable record to

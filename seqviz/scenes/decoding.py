@@ -8,12 +8,14 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
+from seqviz import models
 from seqviz.scenes.base import ParamSpec, Scene
 
-MODELS = ("toy", "lstm", "file")
+# the toy bigram, every shipped language model from the registry, and a file
+MODELS = ("toy", *(e.key for e in models.entries("lm")), "file")
 MODEL_LABELS = {
     "toy": "toy bigram (lesson)",
-    "lstm": "shipped LSTM (agreement grammar)",
+    **{e.key: e.label for e in models.entries("lm")},
 }
 
 SPECS = (
@@ -138,19 +140,16 @@ def frame_step(frame: int) -> tuple[int, bool]:
 @lru_cache(maxsize=4)
 def _load_file(path: str, mtime: float) -> Any:
     from seqviz.decoding import load_bigram
-    from seqviz.decoding.rnnlm import RNNLM
 
     del mtime  # part of the cache key only: a rewritten file is read again
     if path.lower().endswith(".json"):
         return load_bigram(path)
-    return RNNLM.load(path)
+    return models.load_file(path, kind="lm")
 
 
-@lru_cache(maxsize=1)
-def _shipped() -> Any:
-    from seqviz.decoding.rnnlm import shipped_model
-
-    return shipped_model()
+@lru_cache(maxsize=2)
+def _shipped(name: str) -> Any:
+    return models.load(models.get(name).name, kind="lm")
 
 
 def load_model(model: str, path: str) -> tuple[Any, str]:
@@ -159,8 +158,8 @@ def load_model(model: str, path: str) -> tuple[Any, str]:
 
     if model == "toy":
         return toy_model(), MODEL_LABELS["toy"]
-    if model == "lstm":
-        return _shipped(), MODEL_LABELS["lstm"]
+    if model in MODEL_LABELS:
+        return _shipped(model), MODEL_LABELS[model]
     path = path.strip()
     if not path:
         raise ValueError("model=file needs a path: a bigram table .json or a `seqviz train` .npz.")

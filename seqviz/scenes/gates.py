@@ -84,18 +84,20 @@ def embed(text: str, size: int, seed: int) -> np.ndarray:
 
 @lru_cache(maxsize=4)
 def _load(path: str, mtime: float) -> Any:
-    from seqviz.core import Params
+    from seqviz import models
 
     del mtime  # part of the cache key only: a rewritten file is read again
-    return Params.load(path)
+    return models.load_params(path)
 
 
 def load_weights(path: str) -> Any:
-    import os
+    """The cell of a weights/model file or a shipped model's name; ValueError if unusable."""
+    from seqviz import models
 
-    if not os.path.exists(path):
+    file = models.resolve(path)
+    if not file.exists():
         raise ValueError(f"weights file {path!r} does not exist")
-    params = _load(path, os.path.getmtime(path))
+    params = _load(str(file), file.stat().st_mtime)
     if getattr(params, "num_layers", 1) > 1 or getattr(params, "bidirectional", False):
         raise ValueError(
             f"{path} holds a {params.describe()}; the gates scene shows a single-layer, "

@@ -3,7 +3,7 @@
 Every sentence has a subject noun whose number decides the main verb ("is"/"are", "was"/"were"),
 with prepositional phrases or a relative clause in between whose nouns often have the other
 number: "the keys to the cabinet in the hallway are missing". Run as a script to regenerate the
-shipped corpus: `python -m seqviz.decoding.grammar --sentences 5000 --seed 0 --out FILE`.
+shipped corpus: `python -m seqviz.tasks.grammar --sentences 5000 --seed 0 --out FILE`.
 """
 
 from __future__ import annotations

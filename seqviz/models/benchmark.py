@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 
 from seqviz.core.api import step as core_step
-from seqviz.decoding.rnnlm import RNNLM, log_softmax, shipped_model
 from seqviz.decoding.search import BeamSearch
+from seqviz.models.lm import RNNLM, log_softmax
+from seqviz.models.registry import load
 
 PROMPT = "the keys to the cabinet"
 
@@ -46,7 +47,7 @@ def _numpy_step(lm: RNNLM, x: np.ndarray, h: np.ndarray, c: np.ndarray):
 
 def bench_decoding(width: int = 8, repeats: int = 300, model: RNNLM | None = None) -> dict:
     """Median milliseconds per beam step of `width` hypotheses, and the model step alone."""
-    lm = model or shipped_model()
+    lm = model or load("agreement", kind="lm")
     search = BeamSearch(lm, PROMPT, width=width, max_len=50)
     search.step()  # from here on the beam holds `width` live hypotheses
 

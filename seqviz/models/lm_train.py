@@ -1,8 +1,8 @@
-"""Training a recurrent LM with the core's Numba BPTT: truncated BPTT, clipping, Adam or SGD."""
+"""The "lm" kind as a Trainable: next-token cross-entropy through the core's truncated BPTT."""
 
 from __future__ import annotations
 
-import math
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,27 +12,23 @@ import numpy as np
 from seqviz.core.api import forward, trace
 from seqviz.core.params import CELLS, Params
 from seqviz.decoding.models import BOS, EOS
-from seqviz.decoding.rnnlm import LEVELS, RNNLM, log_softmax, random_lm
+from seqviz.models.lm import LEVELS, RNNLM, log_softmax, random_lm
 
 # names of the trainable arrays; the first four are the core cell's
 NAMES = ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "embedding", "out_weight", "out_bias")
 
 
 @dataclass(frozen=True)
-class TrainConfig:
-    """Settings of one training run (the `seqviz train` options)."""
+class LMConfig:
+    """The model and data settings of an LM (the loop's settings are a `FitConfig`)."""
 
     cell: str = "lstm"
     hidden: int = 48
     emb: int = 16
     level: str = "word"
     seq_len: int = 32  # truncated BPTT: gradients flow back at most this many steps
-    lr: float | None = None  # None: 0.01 for Adam, 0.5 for SGD
-    epochs: int = 10
-    clip: float = 5.0  # max global gradient norm; 0 disables clipping
     batch: int = 16  # sentences per update
-    optimizer: str = "adam"
-    seed: int = 0
+    seed: int = 0  # initial weights
     variant: str = "textbook"  # GRU only
 
     def __post_init__(self) -> None:
@@ -40,22 +36,15 @@ class TrainConfig:
             raise ValueError(f"unknown cell {self.cell!r}; allowed: {', '.join(CELLS)}.")
         if self.level not in LEVELS:
             raise ValueError(f"unknown level {self.level!r}; allowed: word, char.")
-        if self.optimizer not in ("adam", "sgd"):
-            raise ValueError(f"unknown optimizer {self.optimizer!r}; allowed: adam, sgd.")
-        for name in ("hidden", "emb", "seq_len", "epochs", "batch"):
+        for name in ("hidden", "emb", "seq_len", "batch"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name.replace('_', '-')} must be a whole number >= 1, got {v}.")
-        if self.lr is not None and not (math.isfinite(self.lr) and self.lr > 0):
-            raise ValueError(f"the learning rate must be a finite number > 0, got {self.lr}.")
-        if not (math.isfinite(self.clip) and self.clip >= 0):
-            raise ValueError(f"clip must be a finite number >= 0 (0 disables), got {self.clip}.")
 
-    @property
-    def learning_rate(self) -> float:
-        if self.lr is not None:
-            return self.lr
-        return 0.01 if self.optimizer == "adam" else 0.5
+
+def default_lr(optimizer: str) -> float:
+    """The learning rate `seqviz train` uses when none is given."""
+    return 0.01 if optimizer == "adam" else 0.5
 
 
 def read_corpus(path: str | Path, level: str) -> list[list[str]]:
@@ -80,10 +69,10 @@ def build_vocab(sentences: list[list[str]]) -> tuple[str, ...]:
     return (BOS, EOS, *sorted({t for s in sentences for t in s}))
 
 
-class Trainer:
-    """Holds the weights as plain arrays and updates them batch by batch."""
+class TrainableLM:
+    """An LM being trained: its weights as plain arrays, batches of sentences, and the loss."""
 
-    def __init__(self, sentences: list[list[str]], config: TrainConfig) -> None:
+    def __init__(self, sentences: list[list[str]], config: LMConfig) -> None:
         self.config = config
         vocab = build_vocab(sentences)
         init = random_lm(
@@ -107,12 +96,35 @@ class Trainer:
             "out_weight": np.array(init.out_weight),
             "out_bias": np.array(init.out_bias),
         }
-        self.m = {k: np.zeros_like(v) for k, v in self.w.items()}
-        self.v = {k: np.zeros_like(v) for k, v in self.w.items()}
-        self.t = 0
-        self.rng = np.random.default_rng(config.seed)
         self.n_tokens = int(sum(len(s) - 1 for s in self.data))
+        self.name = "lm"
 
+    # --- Trainable ---------------------------------------------------------------------------
+    def parameters(self) -> dict[str, np.ndarray]:
+        return self.w
+
+    def loss_and_grads(self, batch: list[np.ndarray]) -> tuple[float, dict[str, np.ndarray]]:
+        """Mean per-token cross-entropy over `batch` (sentences of ids) and its gradients."""
+        g, loss, n = self.gradients(batch)
+        return loss / max(n, 1), g
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """The trained model as an "lm" file, written atomically; named after the file."""
+        return self.model(Path(path).stem).save(path)
+
+    # --- data --------------------------------------------------------------------------------
+    def batches(self, epoch: int, rng: np.random.Generator) -> Iterator[list[np.ndarray]]:
+        """One epoch of shuffled batches of sentences (the `batches` callable of `fit`)."""
+        del epoch  # every epoch is a fresh shuffle of the same sentences
+        order = rng.permutation(len(self.data))
+        b = self.config.batch
+        for i in range(0, len(order), b):
+            yield [self.data[j] for j in order[i : i + b]]
+
+    def n_batches(self) -> int:
+        return -(-len(self.data) // self.config.batch)
+
+    # --- the model ---------------------------------------------------------------------------
     def params(self) -> Params:
         w, c = self.w, self.config
         return Params.from_arrays(
@@ -126,13 +138,6 @@ class Trainer:
             self.params(), w["embedding"].copy(), w["out_weight"].copy(), w["out_bias"].copy(),
             self.vocab, level=self.config.level, name=name,
         )  # fmt: skip
-
-    def batches(self) -> Iterator[list[np.ndarray]]:
-        """One epoch of shuffled batches of sentences."""
-        order = self.rng.permutation(len(self.data))
-        b = self.config.batch
-        for i in range(0, len(order), b):
-            yield [self.data[j] for j in order[i : i + b]]
 
     def gradients(self, batch: list[np.ndarray]) -> tuple[dict[str, np.ndarray], float, int]:
         """Gradients of the mean per-token cross-entropy over `batch`, its total loss, tokens."""
@@ -172,32 +177,6 @@ class Trainer:
         for v in g.values():
             v /= max(n, 1)
         return g, loss, n
-
-    def update(self, g: dict[str, np.ndarray]) -> float:
-        """Clip to the global norm, apply one Adam/SGD step; returns the norm before clipping."""
-        norm = math.sqrt(sum(float((v * v).sum()) for v in g.values()))
-        if not math.isfinite(norm):
-            raise FloatingPointError("the gradient is not finite")
-        clip = self.config.clip
-        scale = clip / norm if clip > 0 and norm > clip else 1.0
-        lr = self.config.learning_rate
-        self.t += 1
-        for k, grad in g.items():
-            grad = grad * scale
-            if self.config.optimizer == "sgd":
-                self.w[k] -= lr * grad
-                continue
-            self.m[k] = 0.9 * self.m[k] + 0.1 * grad
-            self.v[k] = 0.999 * self.v[k] + 0.001 * grad * grad
-            mhat = self.m[k] / (1 - 0.9**self.t)
-            vhat = self.v[k] / (1 - 0.999**self.t)
-            self.w[k] -= lr * mhat / (np.sqrt(vhat) + 1e-8)
-        return norm
-
-    def train_batch(self, batch: list[np.ndarray]) -> tuple[float, int]:
-        g, loss, n = self.gradients(batch)
-        self.update(g)
-        return loss, n
 
     def mean_loss(self, sentences: list[np.ndarray] | None = None) -> float:
         """Mean per-token cross-entropy (nats) on `sentences` (default: the whole corpus)."""

@@ -1,4 +1,4 @@
-"""A recurrent language model: embedding -> seqviz core LSTM/GRU/RNN cell -> linear -> softmax."""
+"""Model kind "lm": embedding -> seqviz core LSTM/GRU/RNN cell -> linear -> softmax."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from seqviz.core._io import atomic_savez
 from seqviz.core.api import forward, step, trace
 from seqviz.core.params import Params
 from seqviz.core.trace import Trace
 from seqviz.decoding.models import BOS, EOS, encode_words
+from seqviz.models.format import format_tag, read_arrays, register_kind, save_model
 
-FORMAT = "seqviz-lm-1"
+KIND = "lm"
+FORMAT = format_tag(KIND)
 LEVELS = ("word", "char")
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-SHIPPED = {"agreement": DATA_DIR / "agreement_lstm.npz"}
+NOUN = "a seqviz language model (an .npz written by `seqviz train`)"
 
 
 class LMState(NamedTuple):
@@ -151,28 +151,23 @@ class RNNLM:
             out_bias=self.out_bias,
             vocab=np.array(self.vocab, dtype=str),
             level=np.array(self.level),
-            format=np.array(FORMAT),
         )
         return out
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the model as .npz atomically (temp file in the same directory, then rename)."""
-        return atomic_savez(path, self.to_dict())
+        return save_model(path, KIND, self.to_dict())
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> RNNLM:
         """Read a model written by `save`; any problem is a ValueError of one sentence."""
         p = Path(path)
-        try:
-            with np.load(p, allow_pickle=False) as f:
-                data = {k: f[k] for k in f.files}
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            raise ValueError(f"cannot read the model file {str(p)!r}: {reason}.") from None
-        except Exception:
-            raise ValueError(
-                f"{str(p)!r} is not a seqviz language model (an .npz written by `seqviz train`)."
-            ) from None
+        return cls.from_arrays(read_arrays(p, NOUN), p)
+
+    @classmethod
+    def from_arrays(cls, data: dict[str, np.ndarray], path: Path) -> RNNLM:
+        """The model in a file's arrays (the "lm" kind's loader)."""
+        p = path
         need = ("weight_ih_l0", "weight_hh_l0", "embedding", "out_weight", "out_bias", "vocab")
         missing = [k for k in need if k not in data]
         if missing:
@@ -204,24 +199,6 @@ class RNNLM:
             raise ValueError(f"the model file {str(p)!r} is invalid: {msg}.") from None
 
 
-def resolve_model(name: str | os.PathLike[str]) -> Path:
-    """A path as given, or the shipped model of that name ("agreement")."""
-    p = Path(name)
-    if not p.exists() and str(name) in SHIPPED:
-        return SHIPPED[str(name)]
-    return p
-
-
-def load_lm(name: str | os.PathLike[str]) -> RNNLM:
-    """Load a model file, or a shipped model by name."""
-    return RNNLM.load(resolve_model(name))
-
-
-def shipped_model() -> RNNLM:
-    """The word-level LSTM shipped with seqviz (trained on the agreement grammar)."""
-    return RNNLM.load(SHIPPED["agreement"])
-
-
 def random_lm(
     vocab: Sequence[str], cell: str = "lstm", hidden: int = 32, emb: int = 16, *, seed: int = 0,
     level: str = "word", variant: str = "textbook",
@@ -240,3 +217,6 @@ def random_lm(
         tuple(vocab),
         level=level,
     )
+
+
+register_kind(KIND, RNNLM.from_arrays, NOUN)

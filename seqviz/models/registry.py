@@ -1,0 +1,93 @@
+"""The registry of shipped models: name -> kind, label, file in seqviz/data/, training command."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from seqviz.models.format import load_file
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One shipped model."""
+
+    name: str  # what `--model NAME` and `models.load(NAME)` take
+    kind: str  # the model kind (its file's format tag)
+    label: str  # a short description for menus and captions
+    file: str  # file name in seqviz/data/
+    command: str  # the exact command that trains it (the README quotes it)
+    choice: str = ""  # its value in scene choice lists, if not `name`
+
+    @property
+    def path(self) -> Path:
+        return DATA_DIR / self.file
+
+    @property
+    def key(self) -> str:
+        """The value scenes use for it in their choice lists."""
+        return self.choice or self.name
+
+
+_ENTRIES: dict[str, ModelEntry] = {}
+
+
+def register(entry: ModelEntry) -> ModelEntry:
+    """Add a shipped model; its name (and choice) must be new."""
+    taken = {n for e in _ENTRIES.values() for n in (e.name, e.key)}
+    if entry.name in taken or entry.key in taken:
+        raise ValueError(f"a shipped model called {entry.name!r} is already registered.")
+    _ENTRIES[entry.name] = entry
+    return entry
+
+
+def entries(kind: str | None = None) -> tuple[ModelEntry, ...]:
+    """Shipped models in registration order, optionally of one kind."""
+    return tuple(e for e in _ENTRIES.values() if kind is None or e.kind == kind)
+
+
+def get(name: str) -> ModelEntry:
+    """The shipped model called `name` (its name or its scene choice)."""
+    for e in _ENTRIES.values():
+        if name in (e.name, e.key):
+            return e
+    names = ", ".join(e.name for e in _ENTRIES.values())
+    raise ValueError(f"no shipped model called {name!r}; shipped: {names}.")
+
+
+def resolve(name_or_path: str | os.PathLike[str]) -> Path:
+    """A path as given, or the file of the shipped model of that name."""
+    p = Path(name_or_path)
+    if not p.exists():
+        for e in _ENTRIES.values():
+            if str(name_or_path) in (e.name, e.key):
+                return e.path
+    return p
+
+
+def load(name_or_path: str | os.PathLike[str], kind: str | None = None) -> Any:
+    """A shipped model by name, or a model file by path, built by its kind's loader."""
+    return load_file(resolve(name_or_path), kind)
+
+
+def load_params(name_or_path: str | os.PathLike[str]) -> Any:
+    """The recurrent cell (core `Params`) of a shipped model, a model file or a weights file
+    (.npz written by `Params.save`, or a PyTorch state_dict): what the gates scene shows."""
+    from seqviz.core.params import Params
+    from seqviz.models.format import file_kind, load_file, read_arrays
+
+    p = resolve(name_or_path)
+    if not p.exists():
+        raise ValueError(f"weights file {str(name_or_path)!r} does not exist")
+    if p.is_file() and p.suffix.lower() == ".npz":
+        kind = file_kind(read_arrays(p, "a weights file (.npz)"))
+        if kind is not None:
+            params = getattr(load_file(p, kind), "params", None)
+            if not isinstance(params, Params):
+                raise ValueError(f"{str(p)!r} holds a {kind} model, which has no single cell.")
+            return params
+    return Params.load(p)

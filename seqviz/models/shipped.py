@@ -1,0 +1,13 @@
+"""The shipped models, one `register` line each (trained by the command they name)."""
+
+from __future__ import annotations
+
+from seqviz.models.registry import ModelEntry, register
+
+register(ModelEntry(
+    "agreement", "lm", "shipped LSTM (agreement grammar)", "agreement_lstm.npz",
+    "seqviz train seqviz/data/agreement.txt --cell lstm --hidden 48 --emb 16 --level word "
+    "--seq-len 32 --optimizer adam --lr 0.01 --batch 16 --clip 5 --epochs 20 --seed 0 "
+    "--out seqviz/data/agreement_lstm.npz",
+    choice="lstm",
+))  # fmt: skip
