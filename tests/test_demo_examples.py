@@ -39,7 +39,7 @@ def test_pytorch_comparison_agrees():
 async def test_template_demo_checks_out():
     demo = load_demo(DEMOS / "five_minute_tour.toml")
     assert len(demo) == 4 and {s.scene for s in demo.steps} >= {"vanishing", "decoding"}
-    assert await check_demo(demo) == []
+    assert await check_demo(demo, (160, 50)) == []
 
 
 def test_readme_lists_every_shipped_demo():

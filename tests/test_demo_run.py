@@ -8,14 +8,49 @@ import textwrap
 import pytest
 
 from seqviz.lecture import demo_names, find_demo, parse_demo
-from seqviz.lecture.runner import DemoApp, check_demo
+from seqviz.lecture.runner import SIZES, DemoApp, check_demo, cited_numbers, is_visible
 from seqviz.ui.export import screen_text
 
 
+# Demos whose compact layouts show every cited number; the rest are checked at 160x50 only.
+AT_ALL_SIZES = {"gradflow"}
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("name", demo_names())
 async def test_every_shipped_demo_plays_to_its_end_and_shows_its_numbers(name):
-    # check_demo steps through every step at 160x50 and looks for each `expect` text on screen.
-    assert await check_demo(find_demo(name)) == []
+    # check_demo steps through every step at 100x30, 120x40 and 160x50 and looks for each
+    # `expect` text and each number the caption cites on screen (the caption's own rows aside).
+    sizes = SIZES if name in AT_ALL_SIZES else [(160, 50)]
+    assert await check_demo(find_demo(name), sizes) == []
+
+
+def test_cited_numbers_and_their_visibility():
+    assert cited_numbers("f near sigmoid(1) = 0.73, 0.5^10, 3.2e-17 at k = 99, 400 steps") == [
+        "0.73", "0.5", "3.2e-17"]  # fmt: skip
+    assert is_visible("0.73", ["mean f = 0.727"]) and is_visible("0.13", ["prod 1.3e-01"])
+    assert is_visible("3.2e-17", ["GRU 3.2e-17"]) and not is_visible("3.2e-17", ["3.3e-17"])
+    assert not is_visible("0.73", ["0.74 7.3"])
+
+
+async def test_a_caption_number_shown_only_in_the_caption_is_reported():
+    demo = parse_demo(
+        textwrap.dedent(
+            """
+            title = "cites what is not there"
+            [[step]]
+            scene = "memory"
+            set = { forget_bias = 5.0 }
+            caption = "c keeps 0.123456 of the pulse"
+            """
+        ),
+        "cite.toml",
+    )
+    problems = await check_demo(demo, [(100, 30), (160, 50)])
+    assert problems == [
+        f"cite.toml:3: step 1 at {w}x{h}: the caption cites 0.123456, the screen does not show it"
+        for w, h in [(100, 30), (160, 50)]
+    ]
 
 
 async def test_the_results_behind_the_screen_are_the_lessons():
@@ -60,7 +95,7 @@ async def test_check_demo_reports_what_the_screen_does_not_show():
         ),
         "wrong.toml",
     )
-    problems = await check_demo(demo)
+    problems = await check_demo(demo, (160, 50))
     assert problems == [
         "wrong.toml:3: step 1: the screen does not show 'LSTM f = 0.99331 c = 0.999'"
     ]
@@ -186,11 +221,13 @@ async def test_demos_run_at_80x24(name):
 def test_cli_check_passes_a_good_demo_and_fails_a_wrong_one(tmp_path, capsys):
     from seqviz.cli import main
 
-    assert main(["demo", "memory", "--check"]) == 0
-    assert capsys.readouterr().out.strip() == "memory: 7 steps, all expected values shown"
+    assert main(["demo", "gradflow", "--check"]) == 0
+    assert capsys.readouterr().out.strip() == (
+        "gradflow: 7 steps at 100x30, 120x40, 160x50, all expected values shown"
+    )
     path = tmp_path / "wrong.toml"
     path.write_text('title = "t"\n[[step]]\nscene = "memory"\ncaption = "c"\nexpect = ["nope!"]\n')
-    assert main(["demo", str(path), "--check"]) == 1
+    assert main(["demo", str(path), "--check", "--size", "160x50"]) == 1
     out = capsys.readouterr().out
-    assert f"{path}:2: step 1: the screen does not show 'nope!'" in out
+    assert f"{path}:2: step 1: the screen does not show 'nope!'" in out  # one size: no label
     assert "1 problem(s)" in out

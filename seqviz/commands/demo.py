@@ -24,6 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="folder for the screenshot (s) and trace (e) keys")  # fmt: skip
     p.add_argument("--check", action="store_true",
                    help="run every step headless, check its expected numbers, exit")  # fmt: skip
+    p.add_argument("--size", action="append", metavar="WxH",
+                   help="with --check: terminal size, repeatable (default 100x30, 120x40 and "
+                   "160x50)")  # fmt: skip
     p.add_argument("--serve", action="store_true",
                    help="serve the demo to a web browser instead (textual-serve)")  # fmt: skip
     p.add_argument("--host", default="127.0.0.1", help="with --serve: interface (default loopback)")
@@ -69,13 +72,16 @@ def run(args: argparse.Namespace) -> int:
     if args.check:
         import asyncio
 
-        from seqviz.lecture.runner import check_demo
+        from seqviz.commands.screenshot import parse_size
+        from seqviz.lecture.runner import SIZES, check_demo
 
-        problems = asyncio.run(check_demo(demo))
+        sizes = [parse_size(text) for text in args.size] if args.size else list(SIZES)
+        problems = asyncio.run(check_demo(demo, sizes))
         for problem in problems:
             print(problem)
+        shown = ", ".join(f"{w}x{h}" for w, h in sizes)
         print(
-            f"{demo.name}: {len(demo)} steps, "
+            f"{demo.name}: {len(demo)} steps at {shown}, "
             + ("all expected values shown" if not problems else f"{len(problems)} problem(s)")
         )
         return 1 if problems else 0

@@ -142,16 +142,72 @@ class DemoApp(SeqvizApp):
         raise ValueError(f"select works in the gates and decoding scenes, not {self.scene.name}")
 
 
+SIZES = ((100, 30), (120, 40), (160, 50))  # the sizes a lecture hall uses; --check runs all three
+
+# A cited number: a decimal (0.73) or e-notation (3.2e-17); bare integers are counts and settings.
+CITED = re.compile(r"(?<![\w.])-?(?:\d+\.\d+(?:e[-+]?\d+)?|\d+e[-+]?\d+)(?![\w.]*\d)")
+SHOWN = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
 def normalize(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-async def check_demo(demo: Demo, size: tuple[int, int] = (160, 50)) -> list[str]:
-    """Run every step headless and return what went wrong: errors and expected text not shown."""
+def cited_numbers(caption: str) -> list[str]:
+    """The measured numbers a caption cites (decimals and e-notation), in order."""
+    return CITED.findall(caption)
+
+
+def is_visible(cited: str, shown: list[str]) -> bool:
+    """Whether ``cited`` is on screen: verbatim, or a shown number rounds to it at the precision
+    the caption uses (0.73 cites 0.727; 0.13 cites 1.3e-01)."""
+    text = " ".join(shown)
+    value = float(cited)
+    mantissa, _, exponent = cited.lower().partition("e")
+    for token in SHOWN.findall(text):
+        if token == cited:
+            return True
+        try:
+            number = float(token)
+        except ValueError:
+            continue
+        if exponent:
+            digits = len(mantissa.split(".")[1]) if "." in mantissa else 0
+            if f"{number:.{digits}e}" == f"{value:.{digits}e}":
+                return True
+        else:
+            decimals = len(mantissa.split(".")[1])
+            if f"{number:.{decimals}f}" == f"{value:.{decimals}f}" and number != 0:
+                return True
+    return False
+
+
+def _lines_without_banner(app: Any) -> list[str]:
+    """The screen's text lines with the caption banner's rows left out (a caption must not
+    count as showing its own numbers)."""
     from seqviz.ui.export import screen_text
 
+    lines = screen_text(app).splitlines()
+    banner = app.query_one("#banner").region
+    hidden = set(range(banner.y, banner.y + banner.height))
+    return [normalize(line) for i, line in enumerate(lines) if i not in hidden]
+
+
+async def check_demo(demo: Demo, sizes: Any = SIZES) -> list[str]:
+    """Run every step headless at each size and return what went wrong: errors, expected text not
+    shown, and numbers the caption cites that the screen does not show."""
+    if isinstance(sizes, tuple) and len(sizes) == 2 and isinstance(sizes[0], int):
+        sizes = (sizes,)  # one (width, height)
+    problems: list[str] = []
+    for size in sizes:
+        problems.extend(await _check_at(demo, tuple(size), len(sizes) > 1))
+    return problems
+
+
+async def _check_at(demo: Demo, size: tuple[int, int], label: bool) -> list[str]:
     problems: list[str] = []
     app = DemoApp(demo, animate=False)
+    at = f" at {size[0]}x{size[1]}" if label else ""
     async with app.run_test(size=size) as pilot:
         for index, step in enumerate(demo.steps):
             await app.goto(index)
@@ -159,13 +215,17 @@ async def check_demo(demo: Demo, size: tuple[int, int] = (160, 50)) -> list[str]
                 app.end()
             await pilot.pause()
             await pilot.pause()
-            where = f"{demo.path}:{step.line}: step {step.number}"
+            where = f"{demo.path}:{step.line}: step {step.number}{at}"
             error = getattr(app, "_error", "")
             if error:
                 problems.append(f"{where}: the scene failed: {error}")
-            shown = [normalize(line) for line in screen_text(app).splitlines()]
+            shown = _lines_without_banner(app)
             for expected in step.expect:
                 if not any(normalize(expected) in line for line in shown):
                     problems.append(f"{where}: the screen does not show {expected!r}")
-        problems.extend(app.step_errors)
+            for number in cited_numbers(step.caption):
+                if not is_visible(number, shown):
+                    problems.append(f"{where}: the caption cites {number}, the screen does not "
+                                    "show it")  # fmt: skip
+        problems.extend(f"{e}{at}" for e in app.step_errors)
     return problems

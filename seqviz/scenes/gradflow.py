@@ -17,6 +17,8 @@ SPECS = (
               help="radius of every recurrent weight block W_hh"),
     ParamSpec("forget_bias", "forget bias", "float", 1.0, -5.0, 10.0, 0.5,
               help="LSTM b_f; the cell path keeps the product of f"),
+    ParamSpec("update_bias", "GRU update bias", "float", 0.0, -10.0, 10.0, 0.5,
+              help="GRU b_z; h = (1-z)h + z n, so a negative b_z keeps z near 0 and copies h"),
     ParamSpec("steps", "steps", "int", 100, 10, 1000, 10, help="sequence length T"),
     ParamSpec("hidden", "hidden size", "int", 32, 4, 128, 4, help="units d of each cell"),
     ParamSpec("input_scale", "input scale", "float", 1.0, 0.0, 3.0, 0.1,
@@ -29,11 +31,12 @@ SPECS = (
 class GradflowResult:
     values: Any
     norms: dict[str, np.ndarray]  # cell -> (T,) |dL/dh_{T-1-k}|
-    cell_norms: np.ndarray  # (T,) LSTM |dL/dc_{T-1-k}|
+    cell_norms: np.ndarray  # (T,) LSTM |dL/dc_{T-1-k}|, total (through h as well)
     forget_product: np.ndarray  # (T,) mean over units of prod of f over the last k steps
     cell_path: np.ndarray  # (T,) |dL/dc_T * prod f|: the cell path alone
     grad_h: dict[str, np.ndarray]  # cell -> (T, d) dL/dh_t
     mean_forget: float
+    mean_update: float = 0.5  # GRU mean z
     overflow: Any = None
 
     @property
@@ -58,6 +61,10 @@ def compute(v: Any) -> GradflowResult:
     for cell in CELLS:
         params = Params.random(cell, INPUT_SIZE, v.hidden, seed=v.seed, spectral_radius=v.rho,
                                forget_bias=v.forget_bias)  # fmt: skip
+        if cell == "gru":  # gate blocks r, z, n: the update gate's bias is the middle block
+            bias = params.bias_ih.copy()
+            bias[v.hidden : 2 * v.hidden] = v.update_bias
+            params = params.replace(bias_ih=bias)
         traces[cell] = trace(params, x)
     lstm = traces["lstm"]
     assert lstm.gates is not None and lstm.grad_c is not None  # an LSTM trace has both
@@ -74,8 +81,27 @@ def compute(v: Any) -> GradflowResult:
         cell_path=cell_path,
         grad_h={cell: tr.grad_h for cell, tr in traces.items()},
         mean_forget=float(np.mean(lstm.gates[:, 1, :])),
+        mean_update=float(np.mean(traces["gru"].gates[:, 1, :])),  # type: ignore[index]
         overflow=overflow,
     )
+
+
+def fastest(result: GradflowResult) -> tuple[str, int, float] | None:
+    """The cell whose |dL/dh| has fallen most, relative to k = 0, at the farthest k plotted for all
+    three (finite and > 0 on the log axis): (cell, k, its value), or None if none fell."""
+    T = result.T
+    with np.errstate(all="ignore"):
+        ratios = {c: result.norms[c] / result.norms[c][0] for c in CELLS}
+    for k in range(T - 1, 0, -1):
+        shown = {c: float(r[k]) for c, r in ratios.items() if np.isfinite(r[k]) and r[k] > 0}
+        if len(shown) == len(CELLS):
+            break
+    else:
+        return None
+    cell = min(shown, key=lambda c: shown[c])
+    if shown[cell] >= 1.0:
+        return None
+    return cell, k, float(result.norms[cell][k])
 
 
 def frames(result: GradflowResult) -> int:

@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 
-from seqviz.scenes.gradflow import CELLS
+from seqviz.scenes.gradflow import CELLS, fastest
 from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.colormap import log_magnitude
 from seqviz.ui.widgets.heatmap import Heatmap
@@ -23,6 +23,7 @@ COLORS = {
     "rnn": (255, 120, 90),
     "lstm": (90, 170, 255),
     "gru": (200, 120, 255),
+    "total": (170, 170, 170),
     "cell": (90, 200, 120),
     "forget": (255, 200, 60),
 }
@@ -30,9 +31,12 @@ LABELS = {
     "rnn": "RNN |dL/dh|",
     "lstm": "LSTM |dL/dh|",
     "gru": "GRU |dL/dh|",
-    "cell": "LSTM |dL/dc|",
-    "forget": "product of f (mean over units)",
+    "total": "LSTM |dL/dc| total",
+    "cell": "cell path |dL/dc_T·∏f|",
+    "forget": "∏f (mean over units)",
 }
+# Drawn in this order, so the LSTM's |dL/dh| comes last and no other line can cover it.
+ORDER = ("total", "forget", "cell", "rnn", "gru", "lstm")
 MAX_DECADES = 24  # the colour scale spans at most this many powers of ten below the largest
 
 
@@ -49,7 +53,7 @@ class GradflowView(SceneView):
         width: 2fr;
     }
     GradflowView #flow-readout-panel {
-        width: 1fr;
+        width: 44;  /* the whole table: the demo cites its columns at every size */
     }
     GradflowView #flow-maps {
         height: 2fr;
@@ -74,8 +78,8 @@ class GradflowView(SceneView):
         with Horizontal(id="flow-top"):
             yield Panel(
                 "gradient size k steps back, same input  (log scale)",
-                "The RNN's line falls fastest. The LSTM cell path (green) decays like the "
-                "product of forget gates (yellow): raise the forget bias and both flatten.",
+                "The LSTM cell path (green) is the product of forget gates (yellow) times "
+                "dL/dc_T: raise the forget bias and both flatten.",
                 PlotLegend(id="flow-legend"),
                 SeriesPlot(log_y=True, xlabel="steps back k", id="flow-plot"),
                 short="raise the forget bias: the LSTM cell path (green) flattens",
@@ -83,7 +87,7 @@ class GradflowView(SceneView):
             )
             yield Panel(
                 "readout",
-                "Norms at a few distances, and the LSTM's mean forget gate.",
+                "Norms at a few distances; the LSTM's mean f and the GRU's mean z.",
                 Readout(id="flow-readout"),
                 short="norms k steps back",
                 id="flow-readout-panel",
@@ -101,11 +105,14 @@ class GradflowView(SceneView):
     def show_result(self, result: Any) -> None:
         super().show_result(result)
         k = np.arange(result.T, dtype=float)
-        series = [Series(LABELS[c], k, result.norms[c], COLORS[c]) for c in CELLS]
-        series.append(Series(LABELS["cell"], k, result.cell_norms, COLORS["cell"]))
-        series.append(Series(LABELS["forget"], k, result.forget_product, COLORS["forget"]))
+        curves = dict(result.norms, total=result.cell_norms, cell=result.cell_path,
+                      forget=result.forget_product)  # fmt: skip
+        series = [Series(LABELS[c], k, curves[c], COLORS[c]) for c in ORDER]
         self.query_one("#flow-plot", SeriesPlot).set_series(series)
-        self.query_one("#flow-legend", PlotLegend).show_series(series)
+        legend = [series[ORDER.index(c)] for c in (*CELLS, "cell", "forget", "total")]
+        self.query_one("#flow-legend", PlotLegend).show_series(legend)
+        long, short = captions(result)
+        self.query_one("#flow-plot-panel", Panel).set_caption(long, short)
         cmap = log_magnitude(*self._exponent_range(result))
         for cell in CELLS:
             grad = np.abs(np.asarray(result.grad_h[cell])).T  # (d, T)
@@ -143,20 +150,40 @@ class GradflowView(SceneView):
         T = r.T
         ks = [k for k in (10, 50, T - 1) if k < T]
         ks = sorted(set(ks))
-        if self.screen.has_class("-compact") or width < 34:
+        if width < 34 or self.app.size.height < 28:  # 80x24: the plot needs the rows
             k = ks[-1]
             cells = "  ".join(f"{c.upper()} {sci(r.norms[c][k])}" for c in CELLS)
-            return Text(f"{k} back: {cells}  cell {sci(r.cell_norms[k])}  "
-                        f"mean f {r.mean_forget:.3f}")  # fmt: skip
+            return Text(f"{k} back: {cells}  cell path {sci(r.cell_path[k])}  "
+                        f"prod f {sci(r.forget_product[k])}  mean f {r.mean_forget:.3f}  "
+                        f"mean z {r.mean_update:.3f}")  # fmt: skip
         table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
         table.add_column("k back", no_wrap=True)
         for k in ks:
             table.add_column(str(k), justify="right", no_wrap=True)
         for c in CELLS:
             table.add_row(f"{c.upper()} dh", *(sci(r.norms[c][k]) for k in ks))
-        table.add_row("LSTM dc", *(sci(r.cell_norms[k]) for k in ks))
+        table.add_row("c path", *(sci(r.cell_path[k]) for k in ks))
         table.add_row("prod f", *(sci(r.forget_product[k]) for k in ks))
-        note = Text(f"\nLSTM mean forget gate f = {r.mean_forget:.3f}", style="bold")
+        table.add_row("dc total", *(sci(r.cell_norms[k]) for k in ks))
+        note = Text(f"LSTM mean f = {r.mean_forget:.3f}\nGRU mean z = {r.mean_update:.3f}",
+                    style="bold")  # fmt: skip
         from rich.console import Group
 
         return Group(table, note)
+
+
+def captions(result: Any) -> tuple[str, str]:
+    """The plot's caption, computed from the curves it shows (long and one-line forms)."""
+    cell_path = ("Green, the LSTM cell path, follows the product of forget gates (yellow): "
+                 "a higher forget bias flattens both.")  # fmt: skip
+    found = fastest(result)
+    if found is None:
+        return ("At these settings no |dL/dh| line falls: the gradients grow. " + cell_path,
+                "no |dL/dh| falls here; forget bias flattens the cell path (green)")
+    cell, k, value = found
+    name = cell.upper()
+    long = (f"At these settings the {name}'s |dL/dh| falls fastest ({sci(value)} at k={k}). "
+            + cell_path)
+    if cell == "gru" and result.mean_update > 0.2:
+        long += f" GRU mean z = {result.mean_update:.2f}: a negative update bias opens its highway."
+    return long, f"{name} |dL/dh| falls fastest ({sci(value)} at k={k}); green: cell path"
