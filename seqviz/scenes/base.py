@@ -151,6 +151,8 @@ class Scene:
     """Number of animation frames a result has (the cursor runs 0..frames)."""
     view: str
     """Dotted path "module:Class" of the Textual view that draws this scene's results."""
+    inactive: Callable[[Any], Mapping[str, str]] | None = None
+    """Optional: values -> {parameter: why it does nothing now} (the panel marks those rows)."""
     values_class: type = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -176,6 +178,10 @@ class Scene:
 
     def defaults(self) -> Any:
         return self.values_class()
+
+    def inactive_params(self, values: Any) -> Mapping[str, str]:
+        """Parameters that have no effect at ``values``, each with a short reason."""
+        return dict(self.inactive(values)) if self.inactive is not None else {}
 
     def make(self, overrides: Mapping[str, Any] | None = None, base: Any = None) -> Any:
         """Values from ``base`` (or defaults) with validated ``overrides`` applied."""

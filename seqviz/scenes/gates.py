@@ -143,6 +143,19 @@ def compute(v: Any) -> GatesResult:
     )
 
 
+FROM_FILE = ("cell", "variant", "hidden", "embed", "forget_bias", "scale")
+
+
+def inactive(v: Any) -> dict[str, str]:
+    """What does nothing now: the random model's settings while a file is loaded; the GRU variant
+    for an LSTM; the forget bias for a GRU."""
+    if v.weights:
+        return {name: "the weights file sets it" for name in FROM_FILE}
+    if v.cell == "lstm":
+        return {"variant": "an LSTM has no GRU variant"}
+    return {"forget_bias": "a GRU has no forget gate"}
+
+
 def frames(result: GatesResult) -> int:
     """One frame per character read."""
     return result.T
@@ -156,4 +169,5 @@ SCENE = Scene(
     compute=compute,
     frames=frames,
     view="seqviz.ui.views.gates:GatesView",
+    inactive=inactive,
 )

@@ -445,7 +445,9 @@ class SeqvizApp(App[None]):
         else:
             try:
                 spec = self.scene.spec(self._focused_param)
-                parts.append(Text(f"{spec.name}: {spec.help} ({spec.allowed()})", style="dim"))
+                off = self.scene.inactive_params(self.values).get(spec.name)
+                help_ = f"inactive: {off}" if off else f"{spec.help} ({spec.allowed()})"
+                parts.append(Text(f"{spec.name}: {help_}", style="dim"))
             except ValueError:
                 pass
         # #status is one line of fixed height and 1fr width: no layout pass needed per frame.

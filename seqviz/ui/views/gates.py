@@ -28,9 +28,15 @@ CAPTIONS = {
     "o": ("How much of each cell shows in h.", "how much c shows in h"),
     "c": ("The memory: additive updates, free to grow past 1.", "the memory, additive"),
     "h": ("What the next layer sees; the LSTM's is o * tanh(c).", "what the next layer sees"),
+    "h-textbook": ("The GRU's only state, h = (1-z)*h + z*n: memory and output at once.",
+                   "memory and output at once"),
+    "h-pytorch": ("The GRU's only state, h = (1-z)*n + z*h: memory and output at once.",
+                  "memory and output at once"),
     "r": ("Dark: the candidate ignores the past (a reset).", "dark = reset the past"),
-    "z": ("Near 0 copies h forward (the gradient highway); near 1 takes the candidate.",
-          "dark = copy h forward"),
+    "z-textbook": ("Near 0 (dark) copies h forward, the gradient highway; near 1 takes the "
+                   "candidate.", "dark = copy h forward"),
+    "z-pytorch": ("PyTorch's GRU: near 1 (yellow) copies h forward, the gradient highway; near 0 "
+                  "takes the candidate.", "yellow = copy h forward"),
     "n": ("The candidate, from the reset-scaled past and the input.", "the candidate"),
 }  # fmt: skip
 TRACE_COLORS = {
@@ -38,6 +44,13 @@ TRACE_COLORS = {
     "r": (90, 170, 255), "z": (255, 200, 60), "n": (200, 120, 255),
     "c": (90, 200, 120), "h": (255, 120, 90),
 }  # fmt: skip
+
+
+def caption(name: str, cell: str, variant: str) -> tuple[str, str]:
+    """A panel's caption for this cell: z and h read the other way round in PyTorch's GRU."""
+    if cell == "gru" and name in ("z", "h"):
+        return CAPTIONS[f"{name}-{variant}"]
+    return CAPTIONS[name]
 
 
 class GatesView(SceneView):
@@ -127,7 +140,7 @@ class GatesView(SceneView):
             self.query_one(f"#legend-{i}", ColorLegend).set_map(cmap, name)
             label = GATE_LABELS.get(name, {"c": "cell state c", "h": "hidden state h"}.get(name))
             panel.border_title = label
-            long, short = CAPTIONS[name]
+            long, short = caption(name, result.cell, result.variant)
             panel.set_caption(long, short)
         self._names = names
         self._show_unit()
@@ -145,6 +158,12 @@ class GatesView(SceneView):
         v = self.values or self.result.values
         return min(int(v.unit), self.result.hidden - 1)
 
+    def _clamped(self) -> str:
+        """A note when the cursor asks for a unit past the last one ("" otherwise)."""
+        v = self.values or self.result.values
+        last = self.result.hidden - 1
+        return f"unit {int(v.unit)} clamped to {last}, the last unit" if v.unit > last else ""
+
     def _show_unit(self) -> None:
         r = self.result
         unit = self._unit()
@@ -156,7 +175,10 @@ class GatesView(SceneView):
         plot.set_series(series)
         plot.set_upto(self.frame)
         self.query_one("#unit-legend", PlotLegend).show_series(series)
-        self.query_one("#unit-panel", Panel).border_title = f"unit {unit} over time"
+        clamped = self._clamped()
+        self.query_one("#unit-panel", Panel).border_title = (
+            f"unit {unit} over time" + (f" ({clamped})" if clamped else "")
+        )
         for i in range(N_PANELS):
             self.query_one(f"#map-{i}", Heatmap).set_cursor(unit)
 
@@ -210,4 +232,7 @@ class GatesView(SceneView):
             ch = r.text[t]
             values = "  ".join(f"{n}={self._series(n)[t, unit]:+.2f}" for n in self._names)
             parts.append(Text(f"unit {unit}, t={t + 1} '{ch}': {values}"))
+        if self._clamped():
+            parts.append(Text(self._clamped() + f" (this model has {r.hidden} units)",
+                              style="bold"))  # fmt: skip
         return Group(*parts)

@@ -51,7 +51,13 @@ class ParamRow(Widget, can_focus=True):
         super().__init__(id=f"param-{spec.name}")
         self.spec = spec
         self.value = value
+        self.inactive = ""  # why this parameter does nothing now ("" = it is active)
         self.tooltip = f"{spec.label}: {spec.help} ({spec.allowed()})"
+
+    def set_inactive(self, reason: str) -> None:
+        if reason != self.inactive:
+            self.inactive = reason
+            self.refresh()
 
     def set_value(self, value: Any) -> None:
         if value != self.value:
@@ -76,6 +82,11 @@ class ParamRow(Widget, can_focus=True):
     def render(self) -> Text:
         width = self.size.width
         label, value = self._control(width)
+        if self.inactive:  # marked, not hidden: the row keeps its place and its keys
+            value = "off" if len(value) > 5 else value
+            text = Text(label.ljust(max(0, width - len(value) - 3)), style="dim strike")
+            text.append(f"◂{value}▸", style="dim")
+            return text
         text = Text(label.ljust(max(0, width - len(value) - 3)), style="")
         text.append("◂", style="bold #ffa62b" if self.has_focus else "dim")
         text.append(value, style="bold")
@@ -195,10 +206,13 @@ class ParamPanel(VerticalScroll, can_focus=False):
             else:
                 rows.append(ParamRow(spec, value))
         await self.mount_all(rows)
+        self.show_values(values)
 
     def show_values(self, values: Any) -> None:
+        inactive = self.scene.inactive_params(values) if self.scene is not None else {}
         for row in self.query(ParamRow):
             row.set_value(getattr(values, row.spec.name))
+            row.set_inactive(inactive.get(row.spec.name, ""))
         for text in self.query(TextParam):
             text.set_value(getattr(values, text.spec.name))
 
