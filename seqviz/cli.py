@@ -7,6 +7,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from seqviz.commands import UsageError
+
 # Each module here has `register(subparsers)`, which adds one sub-command and sets `func`
 # (a callable taking the parsed args and returning an exit code). The modules stay light:
 # they import numpy/numba/textual inside `func`, so `seqviz --help` starts fast.
@@ -22,8 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-class UsageError(Exception):
-    """A bad command-line value; its message is one sentence shown to the user."""
+__all__ = ["COMMAND_MODULES", "UsageError", "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:

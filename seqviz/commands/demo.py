@@ -56,7 +56,7 @@ def list_demos() -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from seqviz.cli import UsageError
+    from seqviz.commands import UsageError
     from seqviz.lecture import find_demo
 
     if args.list:

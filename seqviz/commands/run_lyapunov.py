@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from seqviz.cli import UsageError
+from seqviz.commands import UsageError
 
 HELP = "largest Lyapunov exponents of a random tanh RNN per spectral radius (the edge of chaos)"
 

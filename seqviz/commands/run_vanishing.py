@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from seqviz.cli import UsageError
+from seqviz.commands import UsageError
 
 HELP = "gradient norm k steps back through a tanh RNN (and a linear one) per spectral radius"
 

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from seqviz.cli import UsageError
+from seqviz.commands import UsageError
 
 
 def parse_size(text: str) -> tuple[int, int]:

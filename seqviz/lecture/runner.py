@@ -121,25 +121,19 @@ class DemoApp(SeqvizApp):
             raise ValueError(f"unknown action {name}")
 
     def select(self, what: Any) -> None:
-        """Point the scene's cursor: a unit of the gates scene, a tree node (by its words)."""
-        if self.scene.name == "gates":
-            self.set_param("unit", int(what))
+        """Point the scene's cursor through its select hook (a unit, a tree node's words...)."""
+        hook = self.scene.select
+        if hook is None:
+            raise ValueError(f"the {self.scene.name} scene has nothing to select")
+        try:
+            changes = hook.apply(self.result, what)
+        except LookupError as exc:
+            message = str(exc.args[0]) if exc.args else str(exc)
+            self.step_errors.append(f"step {self.current.number}: {message}")
+            self.notify(message, severity="warning", markup=False)
             return
-        if self.scene.name == "decoding":
-            result = self.result
-            nodes = getattr(result, "nodes", {}) or {}
-            want = " ".join(str(what).split())
-            if want == "<s>":  # the root: what the model predicts right after the prompt
-                self.set_param("node", 0)
-                return
-            for node_id, node in sorted(nodes.items()):
-                if " ".join(result.words(node).split()) == want:
-                    self.set_param("node", node_id)
-                    return
-            self.step_errors.append(f"step {self.current.number}: no tree node reads {want!r}")
-            self.notify(f"no tree node reads {want!r}", severity="warning", markup=False)
-            return
-        raise ValueError(f"select works in the gates and decoding scenes, not {self.scene.name}")
+        for name, value in changes.items():  # one by one: each keeps its spec's recompute rule
+            self.set_param(name, value)
 
 
 SIZES = ((100, 30), (120, 40), (160, 50))  # the sizes a lecture hall uses; --check runs all three

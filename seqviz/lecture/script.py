@@ -91,21 +91,14 @@ def _param_arg(name: str, text: str, scene: Any) -> str:
 
 
 def _select_arg(name: str, text: str, scene: Any) -> Any:
-    if scene.name == "gates":
-        spec = scene.spec("unit")
-        try:
-            return spec.parse(text)
-        except ValueError:
-            raise ValueError(f"select in the gates scene needs a unit, {spec.allowed()}") from None
-    if scene.name == "decoding":
-        if not text:
-            raise ValueError(
-                "select in the decoding scene needs a node's words, as in 'select a small', "
-                "or <s> for the root"
-            )
-        return " ".join(text.split())
-    raise ValueError(f"select works in the gates scene (a unit) and the decoding scene (a node's "
-                     f"words), not in {scene.name}")  # fmt: skip
+    if scene.select is not None:
+        return scene.select.parse(text)
+    from seqviz.scenes import scenes
+
+    where = " and ".join(
+        f"the {s.name} scene ({s.select.what})" for s in scenes().values() if s.select
+    )
+    raise ValueError(f"select works in {where}, not in {scene.name}")
 
 
 # name -> (argument parser, how it is written); the runner maps each name to an app method.
@@ -332,14 +325,14 @@ def load_demo(path: str | Path) -> Demo:
 
 
 # --- the demos shipped with the package -----------------------------------------------------------
-# The lesson's order; any other shipped file follows alphabetically.
-LESSON_ORDER = ("vanishing", "memory", "gates", "gradflow", "decoding")
-
-
 def _shipped() -> dict[str, Any]:
+    """Shipped demos: the scenes' own in the order of the number keys, then any other file
+    alphabetically."""
+    from seqviz.scenes import scene_names
+
     folder = resources.files("seqviz") / "demos"
     found = {e.name[: -len(".toml")]: e for e in folder.iterdir() if e.name.endswith(".toml")}
-    rank = {name: i for i, name in enumerate(LESSON_ORDER)}
+    rank = {name: i for i, name in enumerate(scene_names())}
     return {n: found[n] for n in sorted(found, key=lambda n: (rank.get(n, len(rank)), n))}
 
 

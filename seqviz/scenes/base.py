@@ -2,27 +2,37 @@
 
 A scene is one lesson topic the app can show. It is pure Python (no Textual): it declares its
 parameters and computes an immutable result from them; the app draws that result with a view.
+Everything about a scene lives in its own files; nothing in ui/ or lecture/ names a scene.
 
-How to add a scene (for example a decoding tree as scene 5):
+Checklist for adding a scene (for example ``training``):
 
-1. Write ``seqviz/scenes/<name>.py`` with a tuple of :class:`ParamSpec`, a ``compute(values)``
-   function returning an immutable result (a frozen dataclass holding read-only arrays), and a
-   module-level ``SCENE = Scene(...)``. ``Scene.frames(result)`` says how many animation frames
-   the result has (frame 0 is "nothing shown yet"; the last frame is "everything shown").
-2. Write its view in ``seqviz/ui/views/<name>.py``: a subclass of ``seqviz.ui.views.base.SceneView``
-   with ``compose()``, ``show_result(result)`` and ``show_frame(frame)`` (see that module).
-   Name it in the Scene record as ``view="seqviz.ui.views.<name>:<ClassName>"``; the app imports it
-   lazily, so the scene module never imports Textual.
-3. Append the module name to ``SCENE_MODULES`` in ``seqviz/scenes/__init__.py``. Number keys
-   1..N follow that order; ``seqviz --scene <name> --set k=v`` and the command palette pick the
-   new parameters up from the specs with no other change.
+1. ``seqviz/scenes/<name>.py``: a tuple of :class:`ParamSpec`, a ``compute(values)`` function
+   returning an immutable result (a frozen dataclass holding read-only arrays, with a ``values``
+   field), ``frames(result)`` (frame 0 is "nothing shown yet", the last one "everything shown")
+   and a module-level ``SCENE = Scene(...)``. Optional hooks on the record:
+   - ``traces(result) -> {part: core Trace}``: what the ``e`` key saves as .npz (without it the
+     key says the scene has no trace to export);
+   - ``select=SelectHook(parse, apply, what)``: what a lecture script's ``select ARG`` points at;
+   - ``stream(values)``: a generator of successive results (live training); the app's worker
+     shows each one as it comes and stops iterating when the parameters or the scene change.
+2. Its view, ``seqviz/ui/views/<name>.py``: a subclass of ``seqviz.ui.views.base.SceneView``
+   with ``compose()``, ``show_result(result)`` and ``show_frame(frame)`` (see that module), named
+   in the record as ``view="seqviz.ui.views.<name>:<ClassName>"`` (imported lazily, so the scene
+   module never imports Textual).
+3. A lecture demo, ``seqviz/demos/<name>.toml`` (format: ``seqviz/lecture/script.py``); check it
+   with ``seqviz demo <name> --check``.
+4. A snapshot test, ``tests/test_snapshots_<name>.py`` (``snap_compare`` at 80x24 and 160x50),
+   and its SVGs from ``--snapshot-update`` (look at them).
+5. One line in ``SCENE_MODULES`` in ``seqviz/scenes/__init__.py``: number keys 1..N follow that
+   order; ``--scene``/``--set``, the command palette and the help screen pick the specs up.
+``tests/test_scene_contract.py`` fails while a registered scene lacks its demo or snapshot.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,6 +148,18 @@ def make_values_class(name: str, specs: Sequence[ParamSpec]) -> type:
 
 
 @dataclass(frozen=True)
+class SelectHook:
+    """How a lecture script's ``select ARG`` points this scene's cursor."""
+
+    parse: Callable[[str], Any]
+    """The script's text -> the argument; ValueError saying what is allowed (checked on load)."""
+    apply: Callable[[Any, Any], Mapping[str, Any]]
+    """(result on screen, argument) -> parameter changes; LookupError if nothing matches."""
+    what: str
+    """What select takes here, for messages: "a unit", "a node's words"."""
+
+
+@dataclass(frozen=True)
 class Scene:
     """A registered scene: its name, title, parameters, computation and view."""
 
@@ -153,6 +175,12 @@ class Scene:
     """Dotted path "module:Class" of the Textual view that draws this scene's results."""
     inactive: Callable[[Any], Mapping[str, str]] | None = None
     """Optional: values -> {parameter: why it does nothing now} (the panel marks those rows)."""
+    traces: Callable[[Any], Mapping[str, Any]] | None = None
+    """result -> {part name: core Trace}: the recurrent traces behind it, for the .npz export."""
+    select: SelectHook | None = None
+    """What a lecture script's ``select`` points at in this scene."""
+    stream: Callable[[Any], Iterator[Any]] | None = None
+    """values -> generator of successive results (a live computation); None: ``compute``."""
     values_class: type = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -161,6 +189,21 @@ class Scene:
             raise ValueError(f"scene {self.name} has duplicate parameter names")
         cls = make_values_class(f"{self.name.title().replace('_', '')}Values", self.specs)
         object.__setattr__(self, "values_class", cls)
+
+    def results(self, values: Any) -> Generator[Any, None, None]:
+        """The results to show for ``values``: the stream's, or the one ``compute`` returns."""
+        if self.stream is not None:
+            yield from self.stream(values)
+        else:
+            yield self.compute(values)
+
+    def export_traces(self, result: Any) -> dict[str, Any]:
+        """{part: core Trace} for the result on screen; ValueError if the scene has none."""
+        if self.traces is None:
+            raise ValueError(f"the {self.name} scene has no trace to export")
+        if result is None:
+            raise ValueError(f"the {self.name} scene has no result to export yet")
+        return dict(self.traces(result))
 
     @property
     def param_names(self) -> tuple[str, ...]:

@@ -9,7 +9,7 @@ from types import MappingProxyType
 from typing import Any
 
 from seqviz import models
-from seqviz.scenes.base import ParamSpec, Scene
+from seqviz.scenes.base import ParamSpec, Scene, SelectHook
 
 # the toy bigram, every shipped language model from the registry, and a file
 MODELS = ("toy", *(e.key for e in models.entries("lm")), "file")
@@ -309,6 +309,45 @@ def frames(result: DecodingResult) -> int:
     return 2 * result.n_steps
 
 
+def traces(result: DecodingResult) -> dict[str, Any]:
+    """The recurrent LM reading <s>, the prompt and the best hypothesis (the toy bigram model
+    has no recurrent state, so there is nothing to export)."""
+    if result is None or result.error:
+        raise ValueError("the decoding scene has no result to export yet")
+    model = result.model
+    if model is None or not hasattr(model, "trace"):
+        raise ValueError(
+            "the toy bigram model has no recurrent state to export; switch model to lstm "
+            "(or a trained .npz) first"
+        )
+    from seqviz.decoding import join_tokens
+
+    words = [result.vocab[t] for t in result.final.best.tokens]
+    if words and words[-1] == "</s>":
+        words = words[:-1]  # </s> is predicted, never read
+    ids = [result.vocab[t] for t in result.prompt_ids] + words
+    return {"lm": model.trace(join_tokens(model, ids))}
+
+
+def _parse_node(text: str) -> str:
+    if not text:
+        raise ValueError(
+            "select in the decoding scene needs a node's words, as in 'select a small', "
+            "or <s> for the root"
+        )
+    return " ".join(text.split())
+
+
+def _select_node(result: DecodingResult, want: str) -> dict[str, int]:
+    """The node whose words read `want` (<s>: the root, what follows the prompt)."""
+    if want == "<s>":
+        return {"node": 0}
+    for node_id, node in sorted((getattr(result, "nodes", {}) or {}).items()):
+        if " ".join(result.words(node).split()) == want:
+            return {"node": node_id}
+    raise LookupError(f"no tree node reads {want!r}")
+
+
 SCENE = Scene(
     name="decoding",
     title="Decoding tree",
@@ -323,4 +362,6 @@ SCENE = Scene(
     compute=compute,
     frames=frames,
     view="seqviz.ui.views.decoding:DecodingView",
+    traces=traces,
+    select=SelectHook(_parse_node, _select_node, "a node's words"),
 )

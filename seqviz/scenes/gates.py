@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from seqviz.scenes.base import ParamSpec, Scene
+from seqviz.scenes.base import ParamSpec, Scene, SelectHook
 
 GATE_NAMES = {"lstm": ("i", "f", "g", "o"), "gru": ("r", "z", "n")}
 GATE_LABELS = {
@@ -161,6 +161,23 @@ def frames(result: GatesResult) -> int:
     return result.T
 
 
+def traces(result: GatesResult) -> dict[str, Any]:
+    """The cell on screen reading the typed text."""
+    from seqviz.core import trace
+
+    v = result.values
+    params = make_params(v)
+    return {params.cell: trace(params, embed(v.text, params.input_size, v.seed))}
+
+
+def _parse_unit(text: str) -> int:
+    spec = SCENE.spec("unit")
+    try:
+        return int(spec.parse(text))
+    except ValueError:
+        raise ValueError(f"select in the gates scene needs a unit, {spec.allowed()}") from None
+
+
 SCENE = Scene(
     name="gates",
     title="Gates",
@@ -170,4 +187,6 @@ SCENE = Scene(
     frames=frames,
     view="seqviz.ui.views.gates:GatesView",
     inactive=inactive,
+    traces=traces,
+    select=SelectHook(_parse_unit, lambda result, unit: {"unit": int(unit)}, "a unit"),
 )

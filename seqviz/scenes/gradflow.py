@@ -109,6 +109,20 @@ def frames(result: GradflowResult) -> int:
     return result.T
 
 
+def traces(result: GradflowResult) -> dict[str, Any]:
+    """RNN, LSTM and GRU on the shared input."""
+    from seqviz.core import Params, trace
+
+    v = result.values
+    x = np.random.default_rng(v.seed).normal(0.0, 1.0, (v.steps, INPUT_SIZE)) * v.input_scale
+    out = {}
+    for cell in CELLS:
+        params = Params.random(cell, INPUT_SIZE, v.hidden, seed=v.seed, spectral_radius=v.rho,
+                               forget_bias=v.forget_bias)  # fmt: skip
+        out[cell] = trace(params, x)
+    return out
+
+
 SCENE = Scene(
     name="gradflow",
     title="Gradient flow",
@@ -117,4 +131,5 @@ SCENE = Scene(
     compute=compute,
     frames=frames,
     view="seqviz.ui.views.gradflow:GradflowView",
+    traces=traces,
 )

@@ -68,6 +68,19 @@ def frames(result: MemoryResult) -> int:
     return result.T
 
 
+def traces(result: MemoryResult) -> dict[str, Any]:
+    """The one-unit RNN and LSTM reading the pulse."""
+    from seqviz import experiments
+    from seqviz.core import trace
+
+    v = result.values
+    x = experiments.pulse(v.steps)
+    return {
+        "rnn": trace(experiments.memory_rnn(v.w), x),
+        "lstm": trace(experiments.memory_lstm(v.forget_bias), x),
+    }
+
+
 SCENE = Scene(
     name="memory",
     title="Memory",
@@ -76,4 +89,5 @@ SCENE = Scene(
     compute=compute,
     frames=frames,
     view="seqviz.ui.views.memory:MemoryView",
+    traces=traces,
 )

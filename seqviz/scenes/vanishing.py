@@ -100,6 +100,18 @@ def frames(result: VanishingResult) -> int:
     return 2 * result.T
 
 
+def traces(result: VanishingResult) -> dict[str, Any]:
+    """The tanh network and its linear twin (same W and inputs, as in the gradient plot)."""
+    from seqviz import experiments
+    from seqviz.core import trace
+
+    v = result.values
+    params, x = experiments.lesson_rnn(
+        v.rho, v.hidden, v.steps, v.seed, v.input_scale, "tanh", draw=v.draw - 1
+    )
+    return {"tanh": trace(params, x), "linear": trace(params.replace(nonlinearity="linear"), x)}
+
+
 SCENE = Scene(
     name="vanishing",
     title="Vanishing gradients",
@@ -108,4 +120,5 @@ SCENE = Scene(
     compute=compute,
     frames=frames,
     view="seqviz.ui.views.vanishing:VanishingView",
+    traces=traces,
 )

@@ -34,6 +34,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
 from seqviz.scenes import get_scene, scenes
 from seqviz.scenes.base import Scene
@@ -325,12 +326,19 @@ class SeqvizApp(App[None]):
 
     @work(thread=True, exclusive=True, group="compute", exit_on_error=False)
     def _compute(self, generation: int, scene: Scene, values: Any) -> None:
+        """Post each result of the scene for ``values`` (one, or a stream's successive ones);
+        a stream stops at its next result once newer parameters or another scene were asked."""
+        worker = get_current_worker()
+        results = scene.results(values)  # a generator: close() ends a stream early
         try:
-            result = scene.compute(values)
+            for result in results:
+                if worker.is_cancelled or generation != self._generation:
+                    break
+                self.post_message(TraceReady(generation, scene.name, values, result))
         except Exception as exc:  # a bad combination must show as text, never crash the app
             self.post_message(ComputeFailed(generation, f"{type(exc).__name__}: {exc}"))
-            return
-        self.post_message(TraceReady(generation, scene.name, values, result))
+        finally:
+            results.close()
 
     def on_trace_ready(self, message: TraceReady) -> None:
         if message.generation != self._generation:

@@ -75,10 +75,8 @@ def save_screenshot(app: Any, path: str | os.PathLike[str] | None = None) -> Pat
 
 
 def save_traces(app: Any, folder: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Write the current scene's traces (see seqviz.lecture.traces) as .npz files."""
-    from seqviz.lecture.traces import scene_traces
-
-    traces = scene_traces(app.scene.name, app.values, app.result)
+    """Write the current scene's traces (its ``traces`` hook) as .npz files."""
+    traces = app.scene.export_traces(app.result)
     target = Path(folder) if folder is not None else shots_folder(app)
     target.mkdir(parents=True, exist_ok=True)
     now = time.time()

@@ -1,0 +1,169 @@
+"""Every registered scene is complete (demo, snapshot, view), and scenes own their hooks."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from seqviz.lecture.script import demo_names, find_demo
+from seqviz.scenes import base, scene_names, scenes
+
+SNAPSHOTS = Path(__file__).parent / "__snapshots__"
+
+
+def _mentions(path: str, name: str) -> bool:
+    return re.search(rf"(^|[^a-z]){re.escape(name)}([^a-z]|$)", path) is not None
+
+
+@pytest.mark.parametrize("name", scene_names())
+def test_registered_scene_has_a_snapshot(name):
+    svgs = [str(p.relative_to(SNAPSHOTS)) for p in SNAPSHOTS.rglob("*.svg")]
+    assert any(_mentions(p, name) for p in svgs), (
+        f"scene {name!r} has no SVG snapshot under tests/__snapshots__ (add "
+        f"tests/test_snapshots_{name}.py and run it with --snapshot-update)"
+    )
+
+
+@pytest.mark.parametrize("name", scene_names())
+def test_registered_scene_has_a_demo_that_shows_it(name):
+    assert name in demo_names(), f"scene {name!r} has no demo seqviz/demos/{name}.toml"
+    assert name in {step.scene for step in find_demo(name).steps}
+
+
+@pytest.mark.parametrize("name", scene_names())
+def test_registered_scene_names_an_importable_view(name):
+    from seqviz.ui.views.base import SceneView
+
+    module, _, cls = scenes()[name].view.partition(":")
+    assert issubclass(getattr(importlib.import_module(module), cls), SceneView)
+
+
+def test_the_contract_notices_a_missing_snapshot():
+    svgs = [str(p.relative_to(SNAPSHOTS)) for p in SNAPSHOTS.rglob("*.svg")]
+    assert not any(_mentions(p, "no_such_scene") for p in svgs)
+    assert _mentions("test_snapshots/test_scene_at_defaults[gates-80x24].svg", "gates")
+    assert not _mentions("test_snapshots/test_x[gatesy-80x24].svg", "gates")
+
+
+def test_ui_and_lecture_hold_no_scene_branches():
+    root = Path(__file__).parent.parent / "seqviz"
+    for folder in ("ui", "lecture"):
+        for path in (root / folder).rglob("*.py"):
+            if path.parent.name == "views":
+                continue  # each view is its scene's own file
+            text = path.read_text()
+            for name in scene_names():
+                assert f'== "{name}"' not in text and f'"{name}":' not in text, (path, name)
+
+
+def test_traces_hooks_give_core_traces():
+    from seqviz.core import Trace
+
+    for scene in scenes().values():
+        if scene.traces is None or scene.name == "decoding":
+            continue
+        values = scene.make({"steps": 12} if "steps" in scene.param_names else {})
+        out = scene.export_traces(scene.compute(values))
+        assert out and all(isinstance(t, Trace) for t in out.values()), scene.name
+    with pytest.raises(ValueError, match="no result to export yet"):
+        scenes()["memory"].export_traces(None)
+
+
+# --- a streaming scene ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Counted:
+    values: Any
+    n: int
+
+
+def _stream_scene(gate: threading.Event, seen: list[int]) -> base.Scene:
+    def stream(values):
+        try:
+            for n in range(1, 1000):
+                seen.append(n)
+                yield Counted(values, n)
+                gate.wait(5)  # the test lets one more result through at a time
+                gate.clear()
+        finally:
+            seen.append(-1)  # closed
+
+    return base.Scene(
+        name="streamtest",
+        title="Stream test",
+        summary="counts",
+        specs=(base.ParamSpec("k", "k", "int", 0, 0, 9, 1),),
+        compute=lambda values: Counted(values, 0),
+        frames=lambda result: result.n,
+        view="tests.test_scene_contract:CountView",
+        stream=stream,
+    )
+
+
+def _count_view():
+    from seqviz.ui.views.base import SceneView
+
+    class CountView(SceneView):
+        SCOPED_CSS = False
+
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            self.shown: list[int] = []
+
+        def show_result(self, result):
+            self.shown.append(result.n)
+
+    return CountView
+
+
+def __getattr__(name: str) -> Any:  # the app imports the view lazily by "module:Class"
+    if name == "CountView":
+        globals()["CountView"] = view = _count_view()
+        return view
+    raise AttributeError(name)
+
+
+async def test_a_streaming_scene_shows_each_result_and_stops_on_change(monkeypatch):
+    from seqviz import scenes as registry
+    from seqviz.ui.app import SeqvizApp
+
+    gate, seen = threading.Event(), []
+    scene = _stream_scene(gate, seen)
+    table = dict(registry.scenes())
+    table["streamtest"] = scene
+    monkeypatch.setattr(registry, "_cache", table)
+    app = SeqvizApp(scene="streamtest", animate=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.until_ready()
+        assert app.result.n == 1
+        for want in (2, 3):
+            gate.set()
+            for _ in range(100):
+                await pilot.pause(0.02)
+                if app.result.n == want:
+                    break
+            assert app.result.n == want and app.n_frames == want
+        app.set_param("k", 4)  # new parameters: the old stream stops at its next result
+        gate.set()
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if app.result.values.k == 4:
+                break
+        assert app.result.values.k == 4 and app.result.n == 1
+        assert -1 in seen  # the first generator was closed
+        assert app._view.shown == [1, 2, 3, 1]  # each result drawn once, in order
+        app.set_param("k", 5)
+        gate.set()
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if seen.count(-1) == 2:
+                break
+        assert seen.count(-1) == 2  # the second one too
+        gate.set()
