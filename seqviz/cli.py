@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from seqviz.commands import UsageError
 
@@ -27,8 +29,24 @@ COMMAND_MODULES: tuple[str, ...] = (
 __all__ = ["COMMAND_MODULES", "UsageError", "build_parser", "main"]
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse whose errors are one sentence (UsageError) naming the option, with a hostile
+    value (10,000 characters) cut short instead of echoed whole."""
+
+    def error(self, message: str) -> NoReturn:
+        from seqviz.limits import MAX_ECHO
+
+        def cut(match: re.Match[str]) -> str:
+            text = match.group(0)
+            return f"{text[:MAX_ECHO]}…' ({len(text) - 2} characters)"
+
+        message = re.sub(f"'[^']{{{MAX_ECHO + 1},}}'", cut, message)
+        message = re.sub(r"^argument ([^:]+): must", r"\1 must", message)
+        raise UsageError(f"{message.rstrip('.')}; see `{self.prog} --help`")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="seqviz",
         description="Watch recurrent networks think: hidden states, gates, gradients through "
         "time and decoding trees. With no command, opens the app.",
@@ -57,9 +75,9 @@ def _launch_app(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    func = getattr(args, "func", None) or _launch_app
     try:
+        args = parser.parse_args(argv)
+        func = getattr(args, "func", None) or _launch_app
         return int(func(args) or 0)
     except (UsageError, ValueError, FileNotFoundError) as exc:
         # Bad input ends in one sentence on stderr, never a traceback.
@@ -67,6 +85,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except MemoryError:
+        print("seqviz: error: out of memory; use smaller sizes (see `seqviz COMMAND --help`).",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    except RecursionError:
+        print("seqviz: error: the input is nested too deeply to read.", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        # A full disk, a vanished folder, a permission changed mid-run: one sentence.
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"seqviz: error: {exc.strerror or exc}{where}.", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

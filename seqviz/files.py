@@ -1,12 +1,33 @@
-"""Atomic file writes: readers see the old file or the whole new one, never half of it."""
+"""Atomic file writes (readers see the old or the whole new file) and checked .npz/.npy reads."""
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
+import zipfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
+
+import numpy as np
+
+from seqviz.limits import (
+    FILE_CAPS,
+    MAX_NPZ_MEMBERS,
+    MAX_NPZ_RATIO,
+    LimitError,
+    MiB,
+    check_regular,
+    shorten,
+    shown,
+)
+
+# Arrays seqviz reads are numbers (bool, int, float) or labels (unicode); complex values would
+# lose their imaginary part, objects need pickle, structured dtypes are not weights.
+_ALLOWED_KINDS = "biufU"
+_NPY_MAGIC = b"\x93NUMPY"
 
 
 def _file_mode() -> int:
@@ -43,3 +64,99 @@ def atomic_write(
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+# --- reading .npz / .npy: header checked before data ---------------------------------------------
+def _read_array(f: IO[bytes], where: str, budget: int) -> np.ndarray:
+    """One .npy stream: header checked (dtype, shape, bytes <= budget) before any data is read."""
+    version = np.lib.format.read_magic(f)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+    else:
+        raise LimitError(f"{where} uses .npy format {version}, which seqviz does not read.")
+    if dtype.kind not in _ALLOWED_KINDS or dtype.fields is not None or dtype.subdtype is not None:
+        raise LimitError(
+            f"{where} holds {dtype} values; seqviz reads only real numbers and text "
+            "(not complex, object or structured arrays)."
+        )
+    count = math.prod(shape)
+    nbytes = count * dtype.itemsize
+    if nbytes > budget:
+        raise LimitError(
+            f"{where} claims shape {shape} ({nbytes:,} bytes), more than the file holds or the "
+            f"{FILE_CAPS['weights'] // MiB} MB limit allows."
+        )
+    arr = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
+    flat: Any = arr.reshape(-1, order="A").view(np.uint8)  # (nbytes,) over arr, no copy
+    view = memoryview(flat) if count else memoryview(b"")
+    got = 0
+    while got < nbytes:
+        n = f.readinto(view[got:])  # type: ignore[attr-defined]
+        if not n:
+            raise LimitError(f"{where} is truncated ({got} of {nbytes} bytes).")
+        got += n
+    return arr
+
+
+def read_npz(path: str | os.PathLike[str], what: str, noun: str = "file") -> dict[str, np.ndarray]:
+    """All arrays of an .npz file, or a one-sentence ValueError naming `what` was expected.
+
+    ``noun`` names the file in errors about the file itself ("cannot read the model file").
+    The file must be a regular file within FILE_CAPS["weights"]; every member's size,
+    compression ratio, dtype and header shape are checked before its data is read, so a zip
+    bomb or a header claiming 10^12 values is refused without allocating it.
+    """
+    cap = FILE_CAPS["weights"]
+    p = check_regular(path, noun, cap)
+    name = shown(p)
+    try:
+        with open(p, "rb") as raw:
+            if raw.read(len(_NPY_MAGIC)) == _NPY_MAGIC:
+                raise LimitError(f"{name} holds a single array, not {what} (an .npz archive).")
+            raw.seek(0)
+            with zipfile.ZipFile(raw) as zf:
+                infos = [i for i in zf.infolist() if i.filename.endswith(".npy")]
+                if len(infos) > MAX_NPZ_MEMBERS:
+                    raise LimitError(f"{name} has {len(infos)} arrays; the limit is "
+                                     f"{MAX_NPZ_MEMBERS}.")  # fmt: skip
+                budget = cap
+                out: dict[str, np.ndarray] = {}
+                for info in infos:
+                    where = f"array {shorten(info.filename[:-4])} of {name}"
+                    if info.file_size > budget:
+                        raise LimitError(f"{where} expands to {info.file_size / MiB:,.0f} MB; "
+                                         f"the limit is {cap // MiB} MB in all.")  # fmt: skip
+                    ratio = info.file_size / max(info.compress_size, 1)
+                    if info.file_size > MiB and ratio > MAX_NPZ_RATIO:
+                        raise LimitError(
+                            f"{where} is compressed {ratio:,.0f} to 1 (a zip bomb?); seqviz "
+                            f"refuses more than {MAX_NPZ_RATIO} to 1."
+                        )
+                    with zf.open(info) as f:
+                        arr = _read_array(f, where, min(budget, info.file_size))
+                    budget -= arr.nbytes
+                    out[info.filename[:-4]] = arr
+                return out
+    except LimitError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
+            NotImplementedError, KeyError) as exc:  # fmt: skip
+        reason = str(exc).strip().rstrip(".") or type(exc).__name__
+        raise ValueError(f"{name} is not {what} ({shorten(reason, 120)}).") from None
+
+
+def read_npy(path: str | os.PathLike[str], what: str) -> np.ndarray:
+    """One .npy array, its header checked before the data is read; one-sentence ValueError."""
+    cap = FILE_CAPS["array"]
+    p = check_regular(path, "input file", cap)
+    name = shown(p)
+    try:
+        with open(p, "rb") as f:
+            return _read_array(f, name, min(cap, os.fstat(f.fileno()).st_size))
+    except LimitError:
+        raise
+    except (OSError, ValueError, EOFError) as exc:
+        reason = str(exc).strip().rstrip(".") or type(exc).__name__
+        raise ValueError(f"{name} is not {what} ({shorten(reason, 120)}).") from None

@@ -131,15 +131,15 @@ def test_unreadable_files(tmp_path, decode):
 @pytest.mark.parametrize(
     ("args", "match"),
     [
-        (("--width", "0"), "beam width must be"),
-        (("--max-len", "0"), "max length must be"),
+        (("--width", "0"), "--width must be from 1 to 100"),
+        (("--max-len", "0"), "--max-len must be from 1 to 1,000"),
         (("--alpha", "-1"), "alpha"),
         (("--strategy", "sample", "--top-k", "0"), "top-k must be"),
         (("--strategy", "sample", "--top-p", "0"), r"top-p must lie in \(0, 1\]"),
-        (("--strategy", "sample", "--top-p", "1.01"), "top-p must lie"),
+        (("--strategy", "sample", "--top-p", "1.01"), "--top-p must be a finite number from 0"),
         (("--strategy", "sample", "--temperature", "0"), "temperature must be"),
         (("--strategy", "sample", "--temperature", "-2"), "temperature must be"),
-        (("--strategy", "sample", "--samples", "0"), "number of samples"),
+        (("--strategy", "sample", "--samples", "0"), "--samples must be from 1 to 10,000"),
         (("--prompt", "the unicorn"), "'unicorn' is not in the vocabulary"),
         (("--prompt", "the dog </s>"), "ends with </s>"),
     ],
@@ -163,4 +163,4 @@ def test_seqviz_run_beam_prints_the_lesson_table(monkeypatch, capsys):
     data = json.loads(capsys.readouterr().out)
     assert [round(r["p"], 3) for r in data] == [0.14, 0.14, 0.292, 0.292]
     assert cli.main(["run", "beam", "--widths", "0"]) == 2
-    assert "beam width must be" in capsys.readouterr().err
+    assert "--widths must be from 1 to 100" in capsys.readouterr().err

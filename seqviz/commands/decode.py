@@ -5,6 +5,15 @@ from __future__ import annotations
 import argparse
 import math
 
+from seqviz.limits import (
+    MAX_LEN,
+    MAX_SAMPLES,
+    MAX_WIDTH,
+    SEED,
+    float_option,
+    int_option,
+)
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -22,19 +31,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--list-models", action="store_true", help="list the shipped models and exit")
     p.add_argument("--prompt", default="", help="text the decoder continues (default: none)")
     p.add_argument("--strategy", choices=("greedy", "beam", "sample"), default="beam")
-    p.add_argument("--width", type=int, default=3, help="beam width (default 3)")
-    p.add_argument("--alpha", type=float, default=0.0, help="length normalisation exponent")
+    p.add_argument("--width", type=int_option(1, MAX_WIDTH), default=3,
+                   help=f"beam width (default 3, at most {MAX_WIDTH})")  # fmt: skip
+    p.add_argument("--alpha", type=float_option(-100, 100), default=0.0,
+                   help="length normalisation exponent")  # fmt: skip
     p.add_argument(
         "--keep-live",
         action="store_true",
         help="beam variant: keep WIDTH live hypotheses, finished ones do not use a slot",
     )
-    p.add_argument("--max-len", type=int, default=20, help="most tokens to generate (default 20)")
-    p.add_argument("--temperature", type=float, default=1.0)
-    p.add_argument("--top-k", type=int, default=None)
-    p.add_argument("--top-p", type=float, default=None)
-    p.add_argument("--seed", type=int, default=0, help="random seed for sampling (default 0)")
-    p.add_argument("--samples", type=int, default=3, help="number of samples (default 3)")
+    p.add_argument("--max-len", type=int_option(1, MAX_LEN), default=20,
+                   help=f"most tokens to generate (default 20, at most {MAX_LEN})")  # fmt: skip
+    p.add_argument("--temperature", type=float_option(0, 1e6), default=1.0)
+    p.add_argument("--top-k", type=int_option(1, 10**9), default=None)
+    p.add_argument("--top-p", type=float_option(0, 1), default=None)
+    p.add_argument("--seed", type=SEED, default=0, help="random seed for sampling (default 0)")
+    p.add_argument("--samples", type=int_option(1, MAX_SAMPLES), default=3,
+                   help=f"number of samples (default 3, at most {MAX_SAMPLES:,})")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run)
 
@@ -56,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from seqviz.decoding import BeamSearch, Greedy, Sampler, join_tokens
+    from seqviz.limits import MAX_SAMPLE_TOKENS, LimitError
 
     if args.list_models:
         from seqviz import models
@@ -63,6 +77,13 @@ def run(args: argparse.Namespace) -> int:
         for e in models.entries("lm"):
             print(f"{e.name:12} {e.label}  ({e.file})")
         return 0
+    if args.strategy == "sample" and args.samples * args.max_len > MAX_SAMPLE_TOKENS:
+        raise LimitError(
+            f"--samples x --max-len is {args.samples * args.max_len:,} tokens; the limit is "
+            f"{MAX_SAMPLE_TOKENS:,}."
+        )
+    if len(args.prompt) > 10_000:
+        raise LimitError(f"--prompt has {len(args.prompt):,} characters; the limit is 10,000.")
     model = load_model(args)
     search: Greedy | BeamSearch
     if args.strategy == "sample":

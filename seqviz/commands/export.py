@@ -6,6 +6,15 @@ import argparse
 from typing import Any
 
 from seqviz.commands import UsageError
+from seqviz.limits import (
+    MAX_HIDDEN,
+    MAX_INPUT,
+    MAX_LAYERS,
+    MAX_STEPS,
+    SEED,
+    float_option,
+    int_option,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,10 +27,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", required=True, metavar="TRACE.npz", help="file to write")
     p.add_argument("--cell", choices=("rnn", "lstm", "gru"), help="cell of the random model")
-    p.add_argument("--input-size", type=int, default=8, help="input size (default 8)")
-    p.add_argument("--hidden", type=int, default=32, help="hidden size (default 32)")
-    p.add_argument("--steps", type=int, default=50, help="sequence length (default 50)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--input-size", type=int_option(1, MAX_INPUT), default=8,
+                   help=f"input size (default 8, at most {MAX_INPUT})")  # fmt: skip
+    p.add_argument("--hidden", type=int_option(1, MAX_HIDDEN), default=32,
+                   help=f"hidden size (default 32, at most {MAX_HIDDEN})")  # fmt: skip
+    p.add_argument("--steps", type=int_option(1, MAX_STEPS), default=50,
+                   help=f"sequence length (default 50, at most {MAX_STEPS:,})")  # fmt: skip
+    p.add_argument("--seed", type=SEED, default=0, help="random seed (default 0)")
     p.add_argument(
         "--nonlinearity", choices=("tanh", "relu", "linear"), default=None,
         help="rnn nonlinearity (default tanh; also needed for an nn.RNN .pt, which lacks it)",
@@ -30,9 +42,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--variant", choices=("textbook", "pytorch"), default=None,
         help="gru equations (default textbook for --cell, pytorch for a .pt)",
     )  # fmt: skip
-    p.add_argument("--forget-bias", type=float, default=1.0, help="lstm forget bias (default 1)")
-    p.add_argument("--spectral-radius", type=float, default=None, help="rescale W_hh blocks")
-    p.add_argument("--layers", type=int, default=1, help="stacked layers of the random model")
+    p.add_argument("--forget-bias", type=float_option(-1e6, 1e6), default=1.0,
+                   help="lstm forget bias (default 1)")  # fmt: skip
+    p.add_argument("--spectral-radius", type=float_option(0, 1e6), default=None,
+                   help="rescale W_hh blocks")  # fmt: skip
+    p.add_argument("--layers", type=int_option(1, MAX_LAYERS), default=1,
+                   help=f"stacked layers of the random model (at most {MAX_LAYERS})")  # fmt: skip
     p.add_argument(
         "--bidirectional", action="store_true", help="a bidirectional random model (h is (T, 2d))"
     )
@@ -48,6 +63,10 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from seqviz.core import Params, StackParams, trace, trace_stack
+    from seqviz.core._io import read_npy
+    from seqviz.limits import check_output, check_trace_size
+
+    check_output(args.out)
 
     if args.weights:
         if args.cell:
@@ -57,19 +76,17 @@ def run(args: argparse.Namespace) -> int:
         params: Params | StackParams = Params.load(
             args.weights, nonlinearity=args.nonlinearity, variant=args.variant
         )
-        try:
-            x = np.load(args.input, allow_pickle=False)
-        except FileNotFoundError:
-            raise
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"cannot read {args.input} as a .npy array ({exc}).") from None
+        x = read_npy(args.input, "an input .npy array")
+        if x.ndim == 2:
+            layers = getattr(params, "num_layers", 1) * (
+                2 if getattr(params, "bidirectional", 0) else 1
+            )
+            check_trace_size(x.shape[0], params.hidden_size * layers, 4)
     else:
         if not args.cell:
             raise UsageError("give --cell rnn|lstm|gru for a random model, or --weights MODEL.")
-        if args.steps < 1:
-            raise UsageError(f"--steps must be at least 1, got {args.steps}.")
-        if args.layers < 1:
-            raise UsageError(f"--layers must be at least 1, got {args.layers}.")
+        layers = args.layers * (2 if args.bidirectional else 1)
+        check_trace_size(args.steps, max(args.hidden, args.input_size) * layers, 4)
         kwargs = dict(
             seed=args.seed, forget_bias=args.forget_bias, spectral_radius=args.spectral_radius,
             nonlinearity=args.nonlinearity or "tanh", variant=args.variant or "textbook",

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import argparse
 
+from seqviz.limits import MAX_LEN, MAX_WIDTH, int_option
+
 HELP = "greedy decoding versus beam search on the lesson's toy bigram model"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--widths", type=int, nargs="+", default=[1, 2, 3], metavar="K",
+        "--widths", type=int_option(1, MAX_WIDTH), nargs="+", default=[1, 2, 3], metavar="K",
         help="beam widths to compare (default: 1 2 3)",
     )  # fmt: skip
-    parser.add_argument("--max-len", type=int, default=6, help="most tokens (default 6)")
+    parser.add_argument("--max-len", type=int_option(1, MAX_LEN), default=6,
+                        help=f"most tokens (default 6, at most {MAX_LEN})")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -20,6 +23,9 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from seqviz.decoding.lesson import beam_table, format_beam_table
+    from seqviz.limits import check_list
+
+    check_list(args.widths, "--widths")
 
     rows = beam_table(tuple(args.widths), args.max_len)
     if getattr(args, "json", False):

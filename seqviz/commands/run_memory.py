@@ -4,25 +4,33 @@ from __future__ import annotations
 
 import argparse
 
+from seqviz.limits import MAX_STEPS, float_option, int_option
+
 HELP = "memory of a single input pulse: scalar tanh RNN versus scalar LSTM"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--w", type=float, nargs="+", default=[0.9, 1.5], metavar="W",
+        "--w", type=float_option(-1e6, 1e6), nargs="+", default=[0.9, 1.5], metavar="W",
         help="recurrent weights of the scalar RNN (default: 0.9 1.5)",
     )  # fmt: skip
     parser.add_argument(
-        "--forget-bias", type=float, nargs="+", default=[2.0, 5.0, 10.0], metavar="B",
+        "--forget-bias", type=float_option(-1e6, 1e6), nargs="+", default=[2.0, 5.0, 10.0],
+        metavar="B",
         help="forget-gate biases of the scalar LSTM (default: 2 5 10)",
     )  # fmt: skip
-    parser.add_argument("--steps", type=int, default=100, help="steps to wait (default 100)")
+    parser.add_argument("--steps", type=int_option(1, MAX_STEPS), default=100,
+                        help=f"steps to wait (default 100, at most {MAX_STEPS:,})")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
     import json
 
     from seqviz.experiments import memory
+    from seqviz.limits import check_list
+
+    check_list(args.w, "--w")
+    check_list(args.forget_bias, "--forget-bias")
 
     result = memory(args.w, args.forget_bias, args.steps)
     if args.json:

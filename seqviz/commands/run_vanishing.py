@@ -4,31 +4,35 @@ from __future__ import annotations
 
 import argparse
 
-from seqviz.commands import UsageError
+from seqviz.limits import MAX_HIDDEN, MAX_STEPS, SEED, float_option, int_option
 
 HELP = "gradient norm k steps back through a tanh RNN (and a linear one) per spectral radius"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--rho", type=float, nargs="+", default=[0.8, 1.0, 1.2], metavar="R",
+        "--rho", type=float_option(0, 100), nargs="+", default=[0.8, 1.0, 1.2], metavar="R",
         help="spectral radii of W_hh, one network each (default: 0.8 1.0 1.2)",
     )  # fmt: skip
-    parser.add_argument("--hidden", type=int, default=64, help="hidden size d (default 64)")
-    parser.add_argument("--steps", type=int, default=60, help="sequence length T (default 60)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--hidden", type=int_option(1, MAX_HIDDEN), default=64,
+                        help=f"hidden size d (default 64, at most {MAX_HIDDEN})")  # fmt: skip
+    parser.add_argument("--steps", type=int_option(2, MAX_STEPS), default=60,
+                        help=f"sequence length T (default 60, at most {MAX_STEPS:,})")  # fmt: skip
+    parser.add_argument("--seed", type=SEED, default=0, help="random seed (default 0)")
     parser.add_argument(
-        "--input-scale", type=float, default=0.5, help="input std deviation (default 0.5)"
-    )
+        "--input-scale", type=float_option(0, 1e6), default=0.5,
+        help="input std deviation (default 0.5)",
+    )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
     import json
 
     from seqviz.experiments import vanishing
+    from seqviz.limits import check_list, check_trace_size
 
-    if args.steps < 2:
-        raise UsageError(f"--steps must be at least 2, got {args.steps}.")
+    check_list(args.rho, "--rho")
+    check_trace_size(args.steps, args.hidden, len(args.rho))
     result = vanishing(args.rho, args.hidden, args.steps, args.seed, args.input_scale)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))

@@ -4,6 +4,16 @@ from __future__ import annotations
 
 import argparse
 
+from seqviz.limits import (
+    MAX_BATCH,
+    MAX_EPOCHS,
+    MAX_HIDDEN,
+    MAX_SEQ_LEN,
+    SEED,
+    float_option,
+    int_option,
+)
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -21,16 +31,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="textbook",
         help="GRU only: where the reset gate acts (default textbook)",
     )
-    p.add_argument("--hidden", type=int, default=48, help="hidden size (default 48)")
-    p.add_argument("--emb", type=int, default=16, help="embedding size (default 16)")
+    p.add_argument("--hidden", type=int_option(1, MAX_HIDDEN), default=48,
+                   help=f"hidden size (default 48, at most {MAX_HIDDEN})")  # fmt: skip
+    p.add_argument("--emb", type=int_option(1, MAX_HIDDEN), default=16,
+                   help=f"embedding size (default 16, at most {MAX_HIDDEN})")  # fmt: skip
     p.add_argument("--level", choices=("word", "char"), default="word")
-    p.add_argument("--seq-len", type=int, default=32, help="truncated BPTT length (default 32)")
+    p.add_argument("--seq-len", type=int_option(1, MAX_SEQ_LEN), default=32,
+                   help=f"truncated BPTT length (default 32, at most {MAX_SEQ_LEN})")  # fmt: skip
     p.add_argument("--optimizer", choices=("adam", "sgd"), default="adam")
-    p.add_argument("--lr", type=float, default=None, help="learning rate (Adam 0.01, SGD 0.5)")
-    p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--batch", type=int, default=16, help="sentences per update (default 16)")
-    p.add_argument("--clip", type=float, default=5.0, help="max gradient norm; 0 = no clipping")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--lr", type=float_option(0, 1e300), default=None,
+                   help="learning rate (Adam 0.01, SGD 0.5)")  # fmt: skip
+    p.add_argument("--epochs", type=int_option(1, MAX_EPOCHS), default=10,
+                   help=f"passes over the corpus (default 10, at most {MAX_EPOCHS:,})")  # fmt: skip
+    p.add_argument("--batch", type=int_option(1, MAX_BATCH), default=16,
+                   help=f"sentences per update (default 16, at most {MAX_BATCH})")  # fmt: skip
+    p.add_argument("--clip", type=float_option(0, 1e300), default=5.0,
+                   help="max gradient norm; 0 = no clipping")  # fmt: skip
+    p.add_argument("--seed", type=SEED, default=0)
     p.add_argument("--out", required=True, metavar="MODEL.npz", help="where to save the model")
     p.set_defaults(func=run)
 
@@ -72,7 +89,6 @@ class _RichProgress:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -90,7 +106,10 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         variant=args.variant if args.cell == "gru" else "textbook",
     )
-    out = Path(args.out)
+    from seqviz.limits import check_model_size, check_output
+    from seqviz.models.lm_train import build_vocab
+
+    out = check_output(args.out)  # before training: a bad --out must not cost an epoch
     fit_config = FitConfig(
         epochs=args.epochs,
         lr=default_lr(args.optimizer) if args.lr is None else args.lr,
@@ -99,9 +118,11 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         checkpoint=out,
     )
-    if not out.parent.is_dir():
-        raise ValueError(f"the output directory {str(out.parent)!r} does not exist.")
     sentences = read_corpus(args.corpus, config.level)
+    vocab = len(build_vocab(sentences))
+    g = {"lstm": 4, "gru": 3, "rnn": 1}[config.cell]
+    h, e = config.hidden, config.emb
+    check_model_size(vocab * (e + h + 1) + g * h * (e + h + 2), "the model")
     model = TrainableLM(sentences, config)
     console = Console(stderr=True)
     console.print(

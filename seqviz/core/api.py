@@ -8,7 +8,7 @@ import numpy as np
 
 from seqviz.core import kernels as K
 from seqviz.core.params import Params, as_float_array
-from seqviz.core.trace import Overflow, Trace
+from seqviz.core.trace import Overflow, Trace, row_norms
 
 
 def _codes(params: Params) -> tuple[int, int, int]:
@@ -151,6 +151,11 @@ def find_overflow(fields: dict[str, Any]) -> Overflow | None:
             found.append(Overflow(t, "backward", name))
     if found:
         return max(found, key=lambda o: o.step)
+    # Finite entries near 1e308 can still give |dL/dh_t| = inf, which grad_norms() reports.
+    norms = row_norms(fields["grad_h"])  # (T,)
+    bad = np.flatnonzero(~np.isfinite(norms))
+    if bad.size:
+        return Overflow(int(bad[-1]), "backward", "|grad_h|")
     for name in ("grad_weight_hh", "grad_weight_ih", "grad_bias_hh", "grad_bias_ih", "grad_x"):
         if not np.isfinite(fields[name]).all():
             # Sums over all steps: they are complete when the backward pass reaches step 0.

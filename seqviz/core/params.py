@@ -161,6 +161,10 @@ class Params:
         forget_bias (LSTM only) is put in the forget rows of bias_ih.
         """
         cell = _check_choice(cell, CELLS, "cell")
+        if seed is not None:
+            from seqviz.limits import check_seed
+
+            seed = check_seed(seed, "seed")
         d_in = _check_size(input_size, "input_size")
         d = _check_size(hidden_size, "hidden_size")
         g = N_GATES[cell]
@@ -230,7 +234,7 @@ class Params:
 
             state: dict[str, Any] = load_state_dict(p)
         else:
-            state = read_npz(p, "a weights file")
+            state = read_npz(p, "a weights file", "weights file")
         if is_stack(state):
             from seqviz.core.stack_params import StackParams
 

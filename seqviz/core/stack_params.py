@@ -195,7 +195,7 @@ class StackParams:
 
             data: dict[str, Any] = load_state_dict(p)
         else:
-            data = read_npz(p, "a weights file")
+            data = read_npz(p, "a weights file", "weights file")
         default_variant = "pytorch" if "cell" not in data else str(data.get("variant", "textbook"))
         return cls.from_state_dict(
             data,

@@ -17,6 +17,19 @@ _GRAD_FIELDS = (
 )  # fmt: skip
 
 
+def row_norms(a: np.ndarray) -> np.ndarray:
+    """(T,) Euclidean norm of each row of a (T, d) array, inf only if the norm itself is.
+
+    np.linalg.norm squares first, so rows of 1e200 would read inf; scaling by the row's
+    largest entry keeps every representable norm finite.
+    """
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        m = np.max(np.abs(a), axis=1, keepdims=True)  # (T, 1)
+        safe = np.where((m > 0) & np.isfinite(m), m, 1.0)
+        return np.where(np.isfinite(m[:, 0]), safe[:, 0] * np.linalg.norm(a / safe, axis=1),
+                        np.abs(m[:, 0]) if a.shape[1] else 0.0)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Overflow:
     """Where a value first became inf or nan: step t (0-based), phase and array name."""
@@ -66,8 +79,7 @@ class Trace:
 
     def grad_norms(self) -> np.ndarray:
         """(T,) ||dL/dh|| k steps back from the last state, k = 0..T-1."""
-        with np.errstate(over="ignore", invalid="ignore"):
-            return np.linalg.norm(self.grad_h[::-1], axis=1)
+        return row_norms(self.grad_h[::-1])
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write an .npz holding the arrays, the weights and the cell settings (atomic)."""
@@ -94,7 +106,7 @@ class Trace:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Trace:
         """Read a trace written by save()."""
-        data = read_npz(path, "a seqviz trace")
+        data = read_npz(path, "a seqviz trace", "trace file")
         need = ("x", "h", "grad_h", "weight_ih", "weight_hh", "cell", *_GRAD_FIELDS)
         missing = [k for k in need if k not in data]
         if missing:

@@ -138,18 +138,21 @@ def toy_model() -> BigramModel:
 
 def load_bigram(path: str | Path) -> BigramModel:
     """Read a bigram table from JSON; any problem is a ValueError of one sentence."""
+    from seqviz.limits import read_text
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ValueError(f"cannot read the bigram file {str(path)!r}: {reason}.") from None
+    text = read_text(path, "bigram file", "json")
     try:
         table = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"the bigram file {str(path)!r} is not valid JSON ({exc.msg} at line {exc.lineno}, "
             f"column {exc.colno})."
+        ) from None
+    except RecursionError:
+        raise ValueError(
+            f"the bigram file {str(path)!r} is nested too deeply; a bigram table is "
+            "{prev: {next: prob}}, two levels."
         ) from None
     return BigramModel(table, name=path.stem)
 

@@ -201,6 +201,8 @@ def parse_demo(source: str, path: str = "<demo>", name: str | None = None) -> De
         reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
         message = f"not valid TOML ({reason}); see the format in seqviz/lecture/script.py"
         raise fail(line, message) from None
+    except RecursionError:
+        raise fail(1, "nested too deeply to be a demo (tables and lists go two levels)") from None
 
     for key in data:
         if key not in TOP_KEYS:
@@ -314,13 +316,15 @@ def parse_demo(source: str, path: str = "<demo>", name: str | None = None) -> De
 
 def load_demo(path: str | Path) -> Demo:
     """Read and validate a demo file."""
+    from seqviz.limits import read_text
+
     path = Path(path)
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_text(path, "demo file", "toml")
     except FileNotFoundError:
         raise DemoError(f"{path}: no such demo file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DemoError(f"{path}: cannot read it ({type(exc).__name__})") from None
+    except ValueError as exc:
+        raise DemoError(str(exc).rstrip(".")) from None
     return parse_demo(source, str(path))
 
 

@@ -60,15 +60,9 @@ def save_model(
 
 def read_arrays(path: str | os.PathLike[str], what: str) -> dict[str, np.ndarray]:
     """All arrays of a model file; any problem is a ValueError of one sentence."""
-    p = Path(path)
-    try:
-        with np.load(p, allow_pickle=False) as f:
-            return {k: f[k] for k in f.files}
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise ValueError(f"cannot read the model file {str(p)!r}: {reason}.") from None
-    except Exception:
-        raise ValueError(f"{str(p)!r} is not {what}.") from None
+    from seqviz.files import read_npz  # sizes, dtypes and header shapes checked before data
+
+    return read_npz(path, what, "model file")
 
 
 def file_kind(arrays: dict[str, np.ndarray]) -> str | None:

@@ -49,12 +49,10 @@ def default_lr(optimizer: str) -> float:
 
 def read_corpus(path: str | Path, level: str) -> list[list[str]]:
     """The corpus as sentences of tokens: one sentence per non-empty line."""
+    from seqviz.limits import read_text
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ValueError(f"cannot read the corpus {str(p)!r}: {reason}.") from None
+    text = read_text(p, "corpus", "text")
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     sents = [ln.split() if level == "word" else list(ln) for ln in lines]
     if not sents:

@@ -44,4 +44,6 @@ def get_scene(name: str) -> Scene:
         return table[names[int(name) - 1]]
     if name in table:
         return table[name]
-    raise ValueError(f"unknown scene {name!r}; scenes are {', '.join(names)}")
+    from seqviz.limits import shorten
+
+    raise ValueError(f"unknown scene {shorten(name)}; scenes are {', '.join(names)}")

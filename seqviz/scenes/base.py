@@ -36,6 +36,8 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass, field
 from typing import Any
 
+from seqviz.limits import shorten
+
 KINDS = ("float", "int", "choice", "text")
 
 
@@ -89,7 +91,7 @@ class ParamSpec:
 
     def validate(self, value: Any) -> Any:
         """``value`` converted to this spec's type; ValueError saying what is allowed if not."""
-        bad = f"{self.name} must be {self.allowed()}, not {value!r}"
+        bad = f"{self.name} must be {self.allowed()}, not {shorten(value)}"
         if self.kind == "choice":
             if value not in self.choices:
                 raise ValueError(bad)
@@ -99,6 +101,8 @@ class ParamSpec:
                 raise ValueError(bad)
             return value
         if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(bad)
+        if not math.isfinite(value):
             raise ValueError(bad)
         if self.kind == "int":
             if float(value) != int(value):
@@ -116,8 +120,12 @@ class ParamSpec:
         if self.kind in ("float", "int"):
             try:
                 number = float(text)
+                if not math.isfinite(number):
+                    raise ValueError(text)  # "1e400" overflows to inf: name what was typed
             except ValueError:
-                raise ValueError(f"{self.name} must be {self.allowed()}, not {text!r}") from None
+                raise ValueError(
+                    f"{self.name} must be {self.allowed()}, not {shorten(text)}"
+                ) from None
             if self.kind == "int" and number.is_integer():
                 return self.validate(int(number))
             return self.validate(number)
@@ -215,7 +223,7 @@ class Scene:
             if s.name == name:
                 return s
         raise ValueError(
-            f"scene {self.name} has no parameter {name!r}; "
+            f"scene {self.name} has no parameter {shorten(name)}; "
             f"its parameters are {', '.join(self.param_names)}"
         )
 
@@ -240,7 +248,7 @@ class Scene:
             name = name.strip()
             if not sep or not name:
                 raise ValueError(
-                    f"--set expects NAME=VALUE, not {item!r}; "
+                    f"--set expects NAME=VALUE, not {shorten(item)}; "
                     f"parameters of {self.name}: {', '.join(self.param_names)}"
                 )
             changes[name] = self.spec(name).parse(text)

@@ -30,14 +30,18 @@ ENV_FOLDER = "SEQVIZ_SHOTS"
 
 
 def shots_folder(app: Any) -> Path:
-    """Where this app writes screenshots and traces."""
+    """Where this app writes screenshots and traces (LimitError if a served session may not)."""
+    from seqviz.limits import confine
+
     folder = getattr(app, "shots_dir", None) or os.environ.get(ENV_FOLDER) or DEFAULT_FOLDER
-    return Path(folder).expanduser()
+    return confine(folder, "screenshot folder")
 
 
 def set_shots_folder(app: Any, folder: str | os.PathLike[str]) -> Path:
     """Point the app's exports at ``folder`` (created when the first file is written)."""
-    path = Path(folder).expanduser()
+    from seqviz.limits import confine
+
+    path = confine(folder, "screenshot folder")  # a served session stays in its start folder
     if path.exists() and not path.is_dir():
         raise ValueError(f"{path} is a file; the screenshot folder must be a directory")
     app.shots_dir = path
@@ -61,7 +65,14 @@ def screenshot_svg(app: Any) -> str:
 
 def save_screenshot(app: Any, path: str | os.PathLike[str] | None = None) -> Path:
     """Write the screen as SVG to ``path`` or a new file in the shots folder; returns the path."""
+    from seqviz.limits import files_allowed
+
     svg = screenshot_svg(app)
+    if path is None and getattr(app, "is_web", False) and not files_allowed():
+        # A served session without --allow-files: the browser gets the file, the server none.
+        name = unique_path(Path("."), app.scene.name, ".svg").name
+        app.deliver_text(io.StringIO(svg), save_filename=name, mime_type="image/svg+xml")
+        return Path(name)
     if path is None:
         folder = shots_folder(app)
         folder.mkdir(parents=True, exist_ok=True)
@@ -74,15 +85,32 @@ def save_screenshot(app: Any, path: str | os.PathLike[str] | None = None) -> Pat
     return target
 
 
-def save_traces(app: Any, folder: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Write the current scene's traces (its ``traces`` hook) as .npz files."""
-    traces = app.scene.export_traces(app.result)
+def on_screen(app: Any) -> tuple[Any, Any]:
+    """(scene, result) as shown now; the result only if it is that scene's.
+
+    A save started by a key takes these at once: its worker runs later, when the next key may
+    already have switched scenes (`e` then `1` saved the vanishing scene under gradflow's name).
+    """
+    scene = app.scene
+    view = getattr(app, "_view", None)
+    result = app.result if getattr(view, "scene_name", scene.name) == scene.name else None
+    return scene, result
+
+
+def save_traces(
+    app: Any,
+    folder: str | os.PathLike[str] | None = None,
+    shown: tuple[Any, Any] | None = None,
+) -> list[Path]:
+    """Write the traces of ``shown`` (default: the scene on screen now; its ``traces`` hook)."""
+    scene, result = shown or on_screen(app)
+    traces = scene.export_traces(result)
     target = Path(folder) if folder is not None else shots_folder(app)
     target.mkdir(parents=True, exist_ok=True)
     now = time.time()
     paths = []
     for part, tr in traces.items():
-        path = unique_path(target, f"{app.scene.name}-{part}", ".npz", now)
+        path = unique_path(target, f"{scene.name}-{part}", ".npz", now)
         tr.save(path)
         paths.append(path)
     return paths
@@ -107,7 +135,7 @@ def screen_text(app: Any) -> str:
 def screenshot_action(app: Any) -> None:
     try:
         path = save_screenshot(app)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         app.notify(f"screenshot not saved: {exc}", severity="error", markup=False)
         return
     app.notify(f"screenshot saved: {path}", title="SVG", markup=False)
@@ -115,10 +143,11 @@ def screenshot_action(app: Any) -> None:
 
 def trace_action(app: Any) -> None:
     """Compute the traces in a thread (they can take a moment) and report where they went."""
+    shown = on_screen(app)
 
     def work() -> None:
         try:
-            paths = save_traces(app)
+            paths = save_traces(app, shown=shown)
         except (OSError, ValueError) as exc:
             app.call_from_thread(
                 app.notify, f"trace not saved: {exc}", severity="warning", markup=False
@@ -141,17 +170,23 @@ class ExportCommands(Provider):
 
     def _commands(self) -> list[tuple[str, Any, str]]:
         app = self._app
-        folder = shots_folder(app)
+        try:
+            into = f"into {shots_folder(app)}/"
+        except ValueError:
+            into = "(this server writes no files)"
         return [
-            ("save SVG screenshot", partial(screenshot_action, app), f"into {folder}/"),
+            ("save SVG screenshot", partial(screenshot_action, app), into),
             ("save trace .npz", partial(trace_action, app),
-             f"the {app.scene.name} scene's traces into {folder}/, for numpy.load"),
+             f"the {app.scene.name} scene's traces {into}, for numpy.load"),
         ]  # fmt: skip
 
     async def discover(self) -> Hits:
         for text, callback, help_text in self._commands():
             yield DiscoveryHit(text, callback, help=escape(help_text))
-        shots = f"shots {shots_folder(self._app)}"
+        try:
+            shots = f"shots {shots_folder(self._app)}"
+        except ValueError:
+            return  # a served session without --allow-files: no folder to change
         yield DiscoveryHit(plain(shots), self._app.bell, text=shots,
                            help="type 'shots DIR' to change the folder")  # fmt: skip
 
