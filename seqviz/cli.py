@@ -94,7 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except OSError as exc:
         # A full disk, a vanished folder, a permission changed mid-run: one sentence.
-        where = f" ({exc.filename})" if exc.filename else ""
+        from seqviz.limits import shorten
+
+        where = f" ({shorten(str(exc.filename))})" if exc.filename else ""
         print(f"seqviz: error: {exc.strerror or exc}{where}.", file=sys.stderr)
         return 1
 

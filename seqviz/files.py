@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+import time
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -37,6 +38,40 @@ def _file_mode() -> int:
     return 0o666 & ~mask
 
 
+try:
+    import fcntl
+except ImportError:  # Windows: no flock, so no way to tell a live temp file from a stale one
+    fcntl = None  # type: ignore[assignment]
+
+
+def remove_stale_temps(target: Path, min_age: float = 2.0) -> list[Path]:
+    """Delete temp files that killed saves of ``target`` left behind; returns what went.
+
+    A live save holds an exclusive flock on its temp file, so a file that can be locked (and is
+    older than ``min_age`` seconds, past the moment between mkstemp and flock) is stale.
+    """
+    if fcntl is None:
+        return []
+    removed = []
+    now = time.time()
+    for tmp in target.parent.glob(f".{target.name}.*.tmp"):
+        try:
+            if now - tmp.stat().st_mtime < min_age:
+                continue
+            fd = os.open(tmp, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            tmp.unlink()
+            removed.append(tmp)
+        except OSError:
+            pass  # locked by a save in progress, or already gone
+        finally:
+            os.close(fd)
+    return removed
+
+
 def atomic_write(
     path: str | os.PathLike[str], content: str | bytes | Callable[[IO[bytes]], None]
 ) -> Path:
@@ -49,7 +84,10 @@ def atomic_write(
     directory = target.parent
     if not directory.is_dir():
         raise FileNotFoundError(f"cannot write {target}: the folder {directory} does not exist")
+    remove_stale_temps(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    if fcntl is not None:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # marks this temp file as live (see remove_stale_temps)
     try:
         with os.fdopen(fd, "wb") as f:
             if isinstance(content, str):

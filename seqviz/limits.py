@@ -271,6 +271,7 @@ def int_option(lo: int, hi: int) -> Any:
             raise argparse.ArgumentTypeError(str(exc).replace("the value ", "", 1)) from None
 
     parse.__name__ = "whole number"
+    parse.bounds = (lo, hi)  # type: ignore[attr-defined]  # read by the option fuzz tests
     return parse
 
 
@@ -285,6 +286,7 @@ def float_option(lo: float = -math.inf, hi: float = math.inf) -> Any:
             raise argparse.ArgumentTypeError(str(exc).replace("the value ", "", 1)) from None
 
     parse.__name__ = "number"
+    parse.bounds = (lo, hi)  # type: ignore[attr-defined]
     return parse
 
 

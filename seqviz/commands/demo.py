@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from seqviz.commands.serve_guard import add_options
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -31,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="serve the demo to a web browser instead (textual-serve)")  # fmt: skip
     p.add_argument("--host", default="127.0.0.1", help="with --serve: interface (default loopback)")
     p.add_argument("--port", type=int, default=8000, help="with --serve: TCP port (default 8000)")
+    add_options(p)
     p.set_defaults(func=run)
 
 
@@ -88,11 +91,14 @@ def run(args: argparse.Namespace) -> int:
     if args.serve:
         from seqviz.commands.serve import serve
 
+        if args.shots and not args.allow_files:
+            raise UsageError("--shots with --serve needs --allow-files: the sessions write there")
+        if args.shots and not Path(args.shots).resolve().is_relative_to(Path.cwd().resolve()):
+            raise UsageError(f"--shots with --serve must be a folder inside {Path.cwd()}")
+
         # Each browser session runs the script from the file, so a shipped demo goes by its path.
         command = demo_command(str(Path(demo.path).resolve()), args.start, args.speed, args.shots)
-        return serve(
-            command, args.host, args.port, title=f"seqviz · {demo.title}", what=f"demo {demo.name}"
-        )
+        return serve(command, args, title=f"seqviz · {demo.title}", what=f"demo {demo.name}")
     from seqviz.lecture.runner import DemoApp
     from seqviz.ui.export import set_shots_folder
 

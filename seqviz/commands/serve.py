@@ -6,15 +6,19 @@ import argparse
 import shlex
 import sys
 
+from seqviz.commands import serve_guard
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "serve",
         help="serve the app to a web browser (textual-serve)",
         description="Serve seqviz in a web browser. Each browser tab gets its own app process. "
-        "Listens on loopback unless --host says otherwise.",
+        "Listens on loopback unless --host says otherwise; only pages from the served addresses "
+        "(and --allow-origin) may open sessions.",
     )
-    p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="interface to listen on (default 127.0.0.1; 0.0.0.0: all)")  # fmt: skip
     p.add_argument("--port", type=int, default=8000, help="TCP port (default 8000)")
     p.add_argument("--scene", dest="serve_scene", help="scene each browser session opens on")
     p.add_argument(
@@ -25,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="NAME=VALUE",
         help="scene parameter for each session, e.g. --set rho=1.2 (repeatable)",
     )
+    serve_guard.add_options(p)
     p.set_defaults(func=run)
 
 
@@ -38,18 +43,16 @@ def app_command(scene: str | None, settings: list[str]) -> str:
     return shlex.join(parts)
 
 
-def serve(command: str, host: str, port: int, title: str, what: str = "seqviz") -> int:
+def serve(command: str, args: argparse.Namespace, title: str, what: str = "seqviz") -> int:
     """Serve ``command`` (one app process per browser session) until Ctrl+C or SIGTERM."""
-    if not 0 < port < 65536:
-        raise ValueError(f"port {port} is out of range; use a number from 1 to 65535")
-    from textual_serve.server import Server
-
-    server = Server(command, host=host, port=port, title=title)
-    print(f"seqviz: serving {what} on http://{host}:{port} (Ctrl+C stops)", flush=True)
-    server.serve()
-    return 0
+    return serve_guard.serve_guarded(command, args, title, what)
 
 
 def run(args: argparse.Namespace) -> int:
+    from seqviz.scenes import get_scene
+
+    # A bad --scene or --set is one sentence now, not an error page in every browser tab later.
+    scene = get_scene(args.serve_scene or "vanishing")
+    scene.parse_settings(args.serve_settings)
     command = app_command(args.serve_scene, args.serve_settings)
-    return serve(command, args.host, args.port, title="seqviz")
+    return serve(command, args, title="seqviz")

@@ -10,6 +10,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from seqviz.limits import shorten
+
 BOS = "<s>"
 EOS = "</s>"
 ROW_TOLERANCE = 1e-6
@@ -76,7 +78,8 @@ def encode_words(text: str, index: Mapping[str, int], bos_id: int, what: str) ->
         if w not in index or index[w] == bos_id:
             known = ", ".join(sorted(k for k in index if k not in (BOS, EOS))[:12])
             raise ValueError(
-                f"the prompt word {w!r} is not in the vocabulary of {what}; known words include: "
+                f"the prompt word {shorten(w)} is not in the vocabulary of {what}; known words "
+                "include: "
                 f"{known}."
             )
         ids.append(index[w])

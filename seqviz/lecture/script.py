@@ -351,10 +351,16 @@ def find_demo(name_or_path: str) -> Demo:
     if name_or_path in shipped:
         entry = shipped[name_or_path]
         return parse_demo(entry.read_text(encoding="utf-8"), str(entry), name_or_path)
+    from seqviz.limits import shorten
+
     path = Path(name_or_path)
-    if path.suffix == ".toml" or path.exists():
+    try:
+        exists = path.exists()
+    except OSError:  # a name too long for the file system is no file
+        exists = False
+    if path.suffix == ".toml" or exists:
         return load_demo(path)
     raise DemoError(
-        f"{name_or_path}: no shipped demo or file by that name; shipped demos are "
+        f"{shorten(name_or_path)}: no shipped demo or file by that name; shipped demos are "
         f"{', '.join(shipped)} (or give a path to a .toml file)"
     )
