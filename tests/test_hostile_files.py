@@ -223,9 +223,9 @@ def test_served_sessions_keep_paths_in_their_folder(tmp_path, monkeypatch):
     for outside in ["/etc/passwd", "../x", str(tmp_path / "y"), "~/z"]:
         with pytest.raises(LimitError, match="outside"):
             confine(outside)
-    from seqviz.decoding.rnnlm import shipped_model
+    from seqviz import models
 
-    assert shipped_model().vocab  # files inside the package stay readable
+    assert models.load("agreement").vocab  # files shipped inside the package stay readable
     Params.random("rnn", 2, 2).save(root / "w.npz")
     monkeypatch.setenv(ENV_FILE_ROOT, "")
     with pytest.raises(LimitError, match="--allow-files"):
