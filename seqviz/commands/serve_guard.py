@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from seqviz.cli import UsageError
+from seqviz.commands import UsageError
 from seqviz.limits import DEFAULT_SESSIONS, ENV_FILE_ROOT, MAX_SESSIONS, int_option, shorten
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")

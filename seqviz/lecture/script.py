@@ -319,10 +319,10 @@ def load_demo(path: str | Path) -> Demo:
     from seqviz.limits import read_text
 
     path = Path(path)
+    if not path.exists():
+        raise DemoError(f"{path}: no such demo file")
     try:
         source = read_text(path, "demo file", "toml")
-    except FileNotFoundError:
-        raise DemoError(f"{path}: no such demo file") from None
     except ValueError as exc:
         raise DemoError(str(exc).rstrip(".")) from None
     return parse_demo(source, str(path))
