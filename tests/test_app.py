@@ -228,7 +228,7 @@ async def test_palette_shows_brackets_as_typed(make_app, ready):
 
 
 async def test_typed_text_drives_the_gates_scene(make_app, ready):
-    app = make_app("gates")
+    app = make_app("gates", {"model": "random"})
     async with app.run_test(size=(160, 50)) as pilot:
         await ready(app, pilot)
         field = app.query_one("#param-text")

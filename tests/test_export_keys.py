@@ -86,7 +86,7 @@ def _check_decoding(app, traces):
     [
         ("vanishing", {"rho": 1.2, "steps": 30}, _check_vanishing),
         ("memory", {"forget_bias": 5.0}, _check_memory),
-        ("gates", {"cell": "gru"}, _check_gates),
+        ("gates", {"model": "random", "cell": "gru"}, _check_gates),
         ("gradflow", {"steps": 40}, _check_gradflow),
         ("decoding", {"model": "lstm", "prompt": "the keys", "max_len": 5}, _check_decoding),
     ],

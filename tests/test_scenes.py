@@ -116,11 +116,13 @@ def test_memory_defaults_show_the_lessons_numbers():
 
 def test_gates_counts_text_and_variants():
     scene = get_scene("gates")
-    r = scene.compute(scene.make({"text": "abcab", "hidden": 10, "embed": 6}))
+    r = scene.compute(scene.make({"model": "random", "text": "abcab", "hidden": 10, "embed": 6}))
     assert r.gates.shape == (5, 4, 10) and r.c.shape == (5, 10)
     assert r.counts() == {"lstm": 4 * 10 * 16, "gru": 3 * 10 * 16}
     assert r.n_params == 4 * 10 * 16 + 2 * 40
-    g = scene.compute(scene.make({"cell": "gru", "text": "abcab", "variant": "pytorch"}))
+    g = scene.compute(
+        scene.make({"model": "random", "cell": "gru", "text": "abcab", "variant": "pytorch"})
+    )
     assert g.gate_names == ("r", "z", "n") and g.c is None and g.variant == "pytorch"
     # Same character, same embedding: the first step's input repeats at step 4.
     from seqviz.scenes.gates import embed
@@ -128,8 +130,8 @@ def test_gates_counts_text_and_variants():
     x = embed("abcab", 6, 0)
     assert np.array_equal(x[0], x[3]) and not np.array_equal(x[0], x[1])
     # A larger forget bias opens the forget gate.
-    low = scene.compute(scene.make({"forget_bias": -2.0}))
-    high = scene.compute(scene.make({"forget_bias": 4.0}))
+    low = scene.compute(scene.make({"model": "random", "forget_bias": -2.0}))
+    high = scene.compute(scene.make({"model": "random", "forget_bias": 4.0}))
     assert high.gates[:, 1].mean() > 0.9 > 0.5 > low.gates[:, 1].mean()
 
 
@@ -139,10 +141,10 @@ def test_gates_weights_file(tmp_path):
     path = tmp_path / "m.npz"
     Params.random("gru", 5, 7, seed=1).save(path)
     scene = get_scene("gates")
-    r = scene.compute(scene.make({"weights": str(path)}))
+    r = scene.compute(scene.make({"model": "file", "weights": str(path)}))
     assert (r.cell, r.hidden, r.input_size, r.source) == ("gru", 7, 5, str(path))
     with pytest.raises(ValueError, match="does not exist"):
-        scene.compute(scene.make({"weights": str(tmp_path / "none.npz")}))
+        scene.compute(scene.make({"model": "file", "weights": str(tmp_path / "none.npz")}))
 
 
 def test_gradflow_forget_product_and_cell_path():

@@ -22,10 +22,13 @@ def resolve(args: argparse.Namespace) -> tuple[str, Any]:
         path = models.resolve(weights)  # a file, or a shipped model's name
         if not path.exists():
             raise FileNotFoundError(f"no such weights file: {path}")
-        from seqviz.scenes.gates import load_weights
+        from seqviz.scenes.gates import is_lm_file, load_model, load_weights
 
-        load_weights(str(path))  # refuse an unreadable file before the app starts
-        values = scene.make({"weights": str(path)}, values)
+        values = scene.make({"model": "file", "weights": str(path)}, values)
+        if is_lm_file(str(path)):
+            load_model(values)  # a `seqviz train` model: read with its own vocabulary
+        else:
+            load_weights(str(path))  # refuse an unreadable file before the app starts
     return scene.name, values
 
 

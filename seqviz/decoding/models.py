@@ -68,6 +68,24 @@ def join_tokens(model: LanguageModel, tokens: Sequence[str]) -> str:
     return ("" if model.level == "char" else " ").join(tokens)
 
 
+def closest(word: str, known: Sequence[str], n: int = 5) -> list[str]:
+    """Up to `n` known tokens nearest to `word`: completions of it first (a word half typed),
+    then the most similar spellings (difflib), then the first in alphabetical order."""
+    import difflib
+
+    pool = sorted(set(known))
+    out = [k for k in pool if word and k.startswith(word)][:n]
+    for k in difflib.get_close_matches(word, pool, n=n, cutoff=0.5):
+        if k not in out:
+            out.append(k)
+    for k in pool:
+        if len(out) >= n:
+            break
+        if k not in out:
+            out.append(k)
+    return out[:n]
+
+
 def encode_words(text: str, index: Mapping[str, int], bos_id: int, what: str) -> list[int]:
     """Word ids of `text` (split on whitespace, leading <s> dropped); unknown words raise."""
     words = text.split()
@@ -76,11 +94,9 @@ def encode_words(text: str, index: Mapping[str, int], bos_id: int, what: str) ->
     ids = []
     for w in words:
         if w not in index or index[w] == bos_id:
-            known = ", ".join(sorted(k for k in index if k not in (BOS, EOS))[:12])
+            near = ", ".join(closest(w, [k for k in index if k not in (BOS, EOS)]))
             raise ValueError(
-                f"the prompt word {shorten(w)} is not in the vocabulary of {what}; known words "
-                "include: "
-                f"{known}."
+                f"the word {shorten(w)} is not in the vocabulary of {what}; closest: {near}."
             )
         ids.append(index[w])
     return ids

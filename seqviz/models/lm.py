@@ -13,7 +13,7 @@ import numpy as np
 from seqviz.core.api import forward, step, trace
 from seqviz.core.params import Params
 from seqviz.core.trace import Trace
-from seqviz.decoding.models import BOS, EOS, encode_words
+from seqviz.decoding.models import BOS, EOS, closest, encode_words
 from seqviz.models.format import format_tag, read_arrays, register_kind, save_model
 
 KIND = "lm"
@@ -93,9 +93,11 @@ class RNNLM:
             ids = []
             for ch in text:
                 if ch not in self.index or len(ch) != 1:
+                    known = [k for k in self.vocab if len(k) == 1]
+                    near = ", ".join(repr(k) for k in closest(ch.lower(), known))
                     raise ValueError(
                         f"the prompt character {ch!r} is not in the vocabulary of the model "
-                        f"{self.name!r}."
+                        f"{self.name!r}; closest known characters: {near}."
                     )
                 ids.append(self.index[ch])
         if ids and ids[-1] == self.eos_id:

@@ -11,3 +11,19 @@ register(ModelEntry(
     "--out seqviz/data/agreement_lstm.npz",
     choice="lstm",
 ))  # fmt: skip
+
+register(ModelEntry(
+    "agreement-gru", "lm", "shipped GRU (agreement grammar)", "agreement_gru.npz",
+    "seqviz train seqviz/data/agreement.txt --cell gru --hidden 48 --emb 16 --level word "
+    "--seq-len 32 --optimizer adam --lr 0.01 --batch 16 --clip 5 --epochs 20 --seed 0 "
+    "--out seqviz/data/agreement_gru.npz",
+    choice="gru",
+))  # fmt: skip
+
+register(ModelEntry(
+    "agreement-rnn", "lm", "shipped tanh RNN (agreement grammar)", "agreement_rnn.npz",
+    "seqviz train seqviz/data/agreement.txt --cell rnn --hidden 48 --emb 16 --level word "
+    "--seq-len 32 --optimizer adam --lr 0.01 --batch 16 --clip 5 --epochs 20 --seed 0 "
+    "--out seqviz/data/agreement_rnn.npz",
+    choice="rnn",
+))  # fmt: skip

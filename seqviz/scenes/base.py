@@ -189,6 +189,11 @@ class Scene:
     """What a lecture script's ``select`` points at in this scene."""
     stream: Callable[[Any], Iterator[Any]] | None = None
     """values -> generator of successive results (a live computation); None: ``compute``."""
+    hidden: Callable[[Any], frozenset[str]] | None = None
+    """Optional: values -> parameters that do not exist for them (the panel hides those rows),
+    e.g. the random network's knobs while a trained model is shown."""
+    info: Callable[[Any], str] | None = None
+    """Optional: values -> a line shown under the parameters (e.g. the loaded model's sizes)."""
     values_class: type = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

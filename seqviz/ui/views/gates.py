@@ -54,7 +54,7 @@ def caption(name: str, cell: str, variant: str) -> tuple[str, str]:
 
 
 class GatesView(SceneView):
-    """Frame t shows the first t characters read; the cursor unit is marked on every map."""
+    """Frame t shows the first t tokens read; the cursor unit is marked on every map."""
 
     SCOPED_CSS = False  # its rules follow the screen size classes (-compact)
 
@@ -104,9 +104,9 @@ class GatesView(SceneView):
             yield Panel(
                 "one unit over time",
                 "Each map: rows are units (the marked row is the cursor unit), columns are the "
-                "characters read. Below: the cursor unit's gates and states.",
+                "steps read (words for a word model). Below: the cursor unit's gates and states.",
                 PlotLegend(id="unit-legend"),
-                SeriesPlot(log_y=False, xlabel="character t", id="unit-plot"),
+                SeriesPlot(log_y=False, xlabel="step t", id="unit-plot"),
                 id="unit-panel",
             )
             yield Panel(
@@ -136,7 +136,7 @@ class GatesView(SceneView):
                 cmap = sequential(0.0, 1.0)
             heatmap = self.query_one(f"#map-{i}", Heatmap)
             heatmap.set_data(np.asarray(data).T, cmap)
-            heatmap.set_labels(result.text)
+            heatmap.set_labels(result.tokens or result.text)
             self.query_one(f"#legend-{i}", ColorLegend).set_map(cmap, name)
             label = GATE_LABELS.get(name, {"c": "cell state c", "h": "hidden state h"}.get(name))
             panel.border_title = label
@@ -201,9 +201,13 @@ class GatesView(SceneView):
     def frame_label(self, frame: int) -> str:
         if self.result is None:
             return ""
-        text = self.result.text
-        shown = text[:frame]
-        return f"read {frame}/{len(text)}: '{shown[-24:]}'"
+        r = self.result
+        if r.level == "word":
+            shown = " ".join(r.tokens[1:frame])
+            return f"read {frame}/{len(r.tokens)} words: '{shown[-32:]}'"
+        text = "".join(r.tokens[1:]) if r.tokens and r.tokens[0] == "▸" else r.text
+        shown = text[: max(0, frame - (len(r.tokens) - len(text)))]
+        return f"read {frame}/{len(r.tokens)}: '{shown[-24:]}'"
 
     def _readout(self, width: int) -> Any:
         r = self.result
@@ -216,6 +220,9 @@ class GatesView(SceneView):
         fewer = 1 - counts["gru"] / counts["lstm"]
         this = "LSTM" if r.cell == "lstm" else f"GRU ({r.variant})"
         source = "random weights" if r.source == "random" else r.source
+        if r.vocab_size:
+            kind = "words" if r.level == "word" else "characters"
+            source += f" ({r.vocab_size - 2} {kind} known)"
         unit = self._unit()
         t = min(self.frame, r.T) - 1
         parts: list[Any] = []
@@ -229,7 +236,7 @@ class GatesView(SceneView):
             parts.append(Text(f"GRU: {fewer:.0%} fewer weights; with biases this cell has "
                               f"{r.n_params:,} parameters", style="dim"))  # fmt: skip
         if t >= 0:
-            ch = r.text[t]
+            ch = r.tokens[t] if r.tokens else r.text[t]
             values = "  ".join(f"{n}={self._series(n)[t, unit]:+.2f}" for n in self._names)
             parts.append(Text(f"unit {unit}, t={t + 1} '{ch}': {values}"))
         if self._clamped():

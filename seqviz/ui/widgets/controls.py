@@ -188,6 +188,10 @@ class ParamPanel(VerticalScroll, can_focus=False):
         text-style: bold;
         color: $text-muted;
     }
+    ParamPanel > .param-info {
+        padding: 0 1;
+        color: $text-muted;
+    }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -205,6 +209,7 @@ class ParamPanel(VerticalScroll, can_focus=False):
                 rows.append(TextParam(spec, value))
             else:
                 rows.append(ParamRow(spec, value))
+        rows.append(Static("", classes="param-info"))
         await self.mount_all(rows)
         self.show_values(values)
 
@@ -215,6 +220,23 @@ class ParamPanel(VerticalScroll, can_focus=False):
             row.set_inactive(inactive.get(row.spec.name, ""))
         for text in self.query(TextParam):
             text.set_value(getattr(values, text.spec.name))
+        self._show_scope(values)
+
+    def _show_scope(self, values: Any) -> None:
+        """Hide the rows that do nothing for these values; show the scene's info line."""
+        scene = self.scene
+        if scene is None:
+            return
+        hidden = scene.hidden(values) if scene.hidden is not None else frozenset()
+        for widget in self.children:
+            if isinstance(widget, (ParamRow, TextParam)):
+                widget.display = widget.spec.name not in hidden
+        info = scene.info(values) if scene.info is not None else ""
+        for line in self.query(".param-info").results(Static):
+            if getattr(line, "shown_info", None) != info:  # an update is a layout pass
+                line.shown_info = info  # type: ignore[attr-defined]
+                line.update(Text(info))
+                line.display = bool(info)
 
     def row(self, name: str) -> ParamRow | TextParam | None:
         for widget in self.children:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
@@ -49,7 +51,7 @@ class Heatmap(Widget):
         self._cmap: Colormap = diverging()
         self._visible = 0
         self._from_end = False
-        self._labels = ""
+        self._labels: str | tuple[str, ...] = ""
         self._cursor: int | None = None
         self._lines: dict[int, RunLine] = {}
         self._layout_key: tuple[int, int, int, int] | None = None
@@ -84,8 +86,10 @@ class Heatmap(Widget):
             self._from_end = from_end
             self.refresh()
 
-    def set_labels(self, labels: str) -> None:
-        """One character per data column (e.g. the input text), drawn under the map if it fits."""
+    def set_labels(self, labels: str | Sequence[str]) -> None:
+        """One label per data column (the input's characters, or its words), drawn under the map
+        if it fits; a word is cut where the next column starts."""
+        labels = labels if isinstance(labels, str) else tuple(labels)
         if labels != self._labels:
             self._labels = labels
             self._invalidate()
@@ -175,10 +179,17 @@ class Heatmap(Widget):
         cols = self._col_map
         chars = [" "] * len(cols)
         last = -1
-        for x, index in enumerate(cols.tolist()):
-            if index != last and index < len(self._labels):
-                ch = self._labels[index]
-                chars[x] = "·" if ch == " " else ch
+        starts = [x for x, index in enumerate(cols.tolist()) if x == 0 or cols[x - 1] != index]
+        for k, x in enumerate(starts):
+            index = int(cols[x])
+            if index == last or index >= len(self._labels):
+                continue
+            label = self._labels[index]
+            label = "·" if label == " " else label
+            end = starts[k + 1] - 1 if k + 1 < len(starts) else len(cols)  # a space between words
+            room = max(1, end - x)
+            for j, ch in enumerate(label[:room]):
+                chars[x + j] = ch
             last = index
         return Strip([Segment(" "), Segment("".join(chars), Style(color="#9e9e9e"))])
 

@@ -1,0 +1,1 @@
+"""Inside trained recurrent LMs: predictions over time, units by pattern, saliency, gates."""

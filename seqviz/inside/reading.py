@@ -1,0 +1,82 @@
+"""A trained LM reading one sentence: its states, gates and next-word distributions per step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from seqviz.core.api import trace
+from seqviz.models.lm import RNNLM
+from seqviz.inside.tracks import BE, PLURAL_NOUNS, SINGULAR_NOUNS, parse
+
+PAIRS = (("are", "is"), ("were", "was"))  # (plural, singular) verbs the lesson asks about
+
+
+@dataclass(frozen=True)
+class Reading:
+    """`<s> text` read by `lm`: step t reads tokens[t] and predicts tokens[t + 1]."""
+
+    tokens: tuple[str, ...]  # (T,) starting with <s>
+    h: np.ndarray  # (T, d)
+    c: np.ndarray | None  # (T, d) LSTM only
+    gates: np.ndarray | None  # (T, G, d) LSTM i f g o, GRU r z n; None for the RNN
+    logp: np.ndarray  # (T, V) next-token log-probabilities after each step
+
+    @property
+    def T(self) -> int:
+        return len(self.tokens)
+
+
+def read(lm: RNNLM, text: str) -> Reading:
+    """The model reading `text` through its own vocabulary and embedding (ValueError naming an
+    unknown word and the closest known ones)."""
+    ids, x = lm.inputs(text)  # x: (T, e)
+    tr = trace(lm.params, x)
+    logp = lm._logp(np.array(tr.h))  # (T, V)
+    tokens = tuple(lm.vocab[i] for i in ids)
+    return Reading(tokens, np.array(tr.h), None if tr.c is None else np.array(tr.c),
+                   None if tr.gates is None else np.array(tr.gates), logp)  # fmt: skip
+
+
+def right_verb(words: list[str]) -> str | None:
+    """The verb the grammar asks for: the subject's number in the tense typed (present if no
+    verb is typed yet); None without a subject noun."""
+    p = parse(words)
+    if p is None:
+        nouns = [w for w in words if w in PLURAL_NOUNS | SINGULAR_NOUNS]
+        if not nouns:
+            return None
+        return "are" if nouns[0] in PLURAL_NOUNS else "is"
+    tense = "past" if words[p.verb] in ("was", "were") else "present"
+    return BE[(tense, p.plural)]
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The lesson's question asked at every step: which verb would come next?"""
+
+    words: tuple[str, ...]  # (T,) the token read at each step, <s> first
+    probs: dict[str, np.ndarray]  # verb -> (T,) P(verb next)
+    right: str | None  # the verb that agrees with the subject
+    rank: np.ndarray  # (T,) 1 = the right verb is the most probable next word; 0 without one
+    entropy: np.ndarray  # (T,) bits of the next-word distribution
+
+
+def predictions(lm: RNNLM, reading: Reading) -> Prediction:
+    """P(are), P(is), P(were), P(was), the right verb's rank and the entropy at every step."""
+    lp = reading.logp  # (T, V)
+    p = np.exp(lp)
+    probs = {
+        v: (p[:, lm.index[v]] if v in lm.index else np.zeros(reading.T))
+        for pair in PAIRS for v in pair
+    }  # fmt: skip
+    right = right_verb(list(reading.tokens[1:])) if lm.level == "word" else None
+    if right is not None and right in lm.index:
+        target = lp[:, lm.index[right]]
+        rank = 1 + (lp > target[:, None]).sum(axis=1)
+    else:
+        right, rank = None, np.zeros(reading.T, dtype=np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ent = -np.where(p > 0, p * lp, 0.0).sum(axis=1) / np.log(2)
+    return Prediction(reading.tokens, probs, right, rank, ent)

@@ -1,0 +1,91 @@
+"""The shipped agreement models measured on held-out sentences: accuracy, number units, gates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from seqviz import models
+from seqviz.models.lm import RNNLM
+from seqviz.models.registry import DATA_DIR
+from seqviz.inside.reading import Reading, read
+from seqviz.inside.saturation import Saturation, saturation
+from seqviz.inside.tracks import OTHER, TRACKS, held_out, parse, tracks
+from seqviz.inside.units import UnitScore, rank_units
+
+AGREEMENT_MODELS = ("agreement", "agreement-gru", "agreement-rnn")
+N_HELD_OUT = 500
+HELD_OUT_SEED = 1
+
+
+@dataclass(frozen=True)
+class Study:
+    """One model over the held-out sentences (each with a distractor of the other number)."""
+
+    name: str
+    cell: str
+    hidden: int
+    sentences: int
+    accuracy: float  # the right verb more probable than the wrong one (same tense)
+    units: dict[str, list[UnitScore]]  # track -> every unit of c and h, best first
+    saturation: Saturation | None  # None for the RNN
+
+    def best(self, track: str = "number") -> UnitScore:
+        return self.units[track][0]
+
+    def to_json(self, top: int = 5) -> dict:
+        return {
+            "model": self.name, "cell": self.cell, "hidden": self.hidden,
+            "sentences": self.sentences, "accuracy": self.accuracy,
+            "units": {k: [{"state": s.state, "unit": s.unit, "r": s.r, "steps": s.n}
+                          for s in v[:top]] for k, v in self.units.items()},
+        }  # fmt: skip
+
+
+def training_lines() -> frozenset[str]:
+    """The shipped corpus, so that no held-out sentence was seen in training."""
+    path = DATA_DIR / "agreement.txt"
+    return frozenset(ln.strip() for ln in path.read_text(encoding="utf-8").splitlines())
+
+
+@lru_cache(maxsize=2)
+def held_out_set(n: int = N_HELD_OUT, seed: int = HELD_OUT_SEED) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(s) for s in held_out(n, seed, exclude=training_lines()))
+
+
+def agrees(lm: RNNLM, reading: Reading, words: list[str]) -> bool:
+    """Whether the model ranks the sentence's verb above the same tense's other number."""
+    p = parse(words)
+    assert p is not None
+    right = words[p.verb]
+    lp = reading.logp[p.verb]  # step p.verb reads the word before the verb
+    return bool(lp[lm.index[right]] > lp[lm.index[OTHER[right]]])
+
+
+def study(lm: RNNLM, sentences: tuple[tuple[str, ...], ...], name: str = "") -> Study:
+    """Accuracy, units by pattern for every track, and gate saturation of `lm` on `sentences`."""
+    readings = [read(lm, " ".join(s)) for s in sentences]
+    correct = sum(agrees(lm, r, list(s)) for r, s in zip(readings, sentences, strict=True))
+    states = {"h": [r.h for r in readings]}
+    if lm.params.cell == "lstm":
+        states = {"c": [r.c for r in readings], "h": states["h"]}  # type: ignore[misc]
+    per_track = [tracks(list(s)) for s in sentences]
+    units = {t: rank_units(states, [tr[t] for tr in per_track]) for t in TRACKS}
+    sat = None
+    if lm.params.cell in ("lstm", "gru"):
+        sat = saturation(lm.params.cell, [r.gates for r in readings if r.gates is not None])
+    return Study(name or lm.name, lm.params.cell, lm.params.hidden_size, len(sentences),
+                 correct / len(sentences), units, sat)  # fmt: skip
+
+
+@lru_cache(maxsize=4)
+def shipped_study(name: str, n: int = N_HELD_OUT) -> Study:
+    """The study of a shipped (or saved) model on the standard held-out set, computed once."""
+    return study(models.load(name, kind="lm"), held_out_set(n), name)
+
+
+def verb_margin(lm: RNNLM, reading: Reading) -> np.ndarray:
+    """(T,) log P(are) - log P(is) after each step: positive leans plural."""
+    return reading.logp[:, lm.index["are"]] - reading.logp[:, lm.index["is"]]
