@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from seqviz import models
 from seqviz.cli import build_parser
 from seqviz.commands.app import resolve
-from seqviz import models
 from seqviz.models.lm import random_lm
 from seqviz.scenes import get_scene
 from seqviz.ui.export import screen_text

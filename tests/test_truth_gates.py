@@ -46,10 +46,11 @@ def test_gru_h_caption_is_about_the_gru():
 
 
 def test_inactive_parameters():
-    lstm, gru = SCENE.make({"cell": "lstm"}), SCENE.make({"cell": "gru"})
+    lstm = SCENE.make({"model": "random", "cell": "lstm"})
+    gru = SCENE.make({"model": "random", "cell": "gru"})
     assert set(SCENE.inactive_params(lstm)) == {"variant"}
     assert set(SCENE.inactive_params(gru)) == {"forget_bias"}
-    loaded = SCENE.make({"weights": "x.npz"})
+    loaded = SCENE.make({"model": "file", "weights": "x.npz"})
     assert {"cell", "variant", "hidden", "embed", "forget_bias"} <= set(
         SCENE.inactive_params(loaded))  # fmt: skip
 
@@ -57,7 +58,7 @@ def test_inactive_parameters():
 async def test_panel_marks_inactive_rows_and_the_status_says_why(make_app, ready):
     from seqviz.ui.widgets.controls import ParamPanel
 
-    app = make_app("gates", {"cell": "gru"})
+    app = make_app("gates", {"model": "random", "cell": "gru"})
     async with app.run_test(size=(160, 50)) as pilot:
         await ready(app, pilot)
         panel = app.query_one(ParamPanel)
@@ -72,7 +73,7 @@ async def test_panel_marks_inactive_rows_and_the_status_says_why(make_app, ready
 
 
 async def test_unit_cursor_past_the_last_unit_says_it_was_clamped(make_app, ready):
-    app = make_app("gates", {"hidden": 8, "unit": 40})
+    app = make_app("gates", {"model": "random", "hidden": 8, "unit": 40})
     async with app.run_test(size=(160, 50)) as pilot:
         await ready(app, pilot)
         text = screen_text(app)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from seqviz.core.api import trace
-from seqviz.models.lm import RNNLM
 from seqviz.inside.tracks import BE, PLURAL_NOUNS, SINGULAR_NOUNS, parse
+from seqviz.models.lm import RNNLM
 
 PAIRS = (("are", "is"), ("were", "was"))  # (plural, singular) verbs the lesson asks about
 
