@@ -46,7 +46,7 @@ def test_copy_answer_is_the_marked_symbol():
 
 
 def test_agreement_answer_is_the_subjects_number():
-    from seqviz.decoding.grammar import ANIMATE, THINGS
+    from seqviz.tasks.grammar import ANIMATE, THINGS
 
     plurals = set(ANIMATE.values()) | set(THINGS.values())
     task = make_task("agreement", 10)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from seqviz.decoding.grammar import ANIMATE, PREPOSITIONS, THINGS
+from seqviz.tasks.grammar import ANIMATE, PREPOSITIONS, THINGS
 from seqviz.tasks.lagged import LagBatch, LagTask, check_lag, one_hot
 
 ADJECTIVES = ("old", "new", "broken")
