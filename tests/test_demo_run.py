@@ -13,7 +13,7 @@ from seqviz.ui.export import screen_text
 
 
 # Demos whose compact layouts show every cited number; the rest are checked at 160x50 only.
-AT_ALL_SIZES = {"gradflow"}
+AT_ALL_SIZES = {"gradflow", "vanishing", "memory"}
 
 
 @pytest.mark.slow

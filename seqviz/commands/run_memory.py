@@ -55,5 +55,5 @@ def format_table(result) -> str:
     lines.append("scalar LSTM  f = sig(b), i = sig(8x - 4), g = tanh(2x), o = sig(4)")
     for m in result.lstm:
         b = f"{m.forget_bias:g}"
-        lines.append(f"  b = {b:>3}  forget gate {m.forget_gate:.5f}  c_T = {m.c_final:.3f}")
+        lines.append(f"  b = {b:>3}  forget gate {m.forget_gate:.5f}  c_T = {_value(m.c_final)}")
     return "\n".join(lines)

@@ -82,11 +82,12 @@ class MemoryView(SceneView):
         t = np.arange(1, result.T + 1, dtype=float)
         traj = [
             Series(f"RNN h (w={v.w:.2f})", t, result.rnn_h, RNN_COLOR),
-            Series(f"LSTM c (b_f={v.forget_bias:g})", t, result.lstm_c, CELL_COLOR),
             Series("LSTM h", t, result.lstm_h, LSTM_H_COLOR),
+            # Last, so it is drawn on top: the cell state is what this scene is about.
+            Series(f"LSTM c (b_f={v.forget_bias:g})", t, result.lstm_c, CELL_COLOR),
         ]
         self.query_one("#traj-plot", SeriesPlot).set_series(traj)
-        self.query_one("#traj-legend", PlotLegend).show_series(traj)
+        self.query_one("#traj-legend", PlotLegend).show_series([traj[0], traj[2], traj[1]])
         k = np.arange(result.T, dtype=float)
         decay = [Series(f"f^k with f = {result.forget:.5f}", k, result.decay, DECAY_COLOR)]
         self.query_one("#decay-plot", SeriesPlot).set_series(decay)
@@ -111,20 +112,25 @@ class MemoryView(SceneView):
         v = r.values
         T = r.T
         if width < 44 or self.screen.has_class("-compact"):
+            # The table's wording, so the same numbers read the same at every size.
             return Group(
-                Text(f"after {T} steps:  RNN w={v.w:.2f}: h = {memory_value(r.rnn_h[-1])}"),
-                Text(f"LSTM f={r.forget:.5f}: c = {r.lstm_c[-1]:.3f}   f^{T} = {r.forget**T:.3f}"),
-            )
+                Text(f"after {T} steps:", style="bold"),
+                Text(f"RNN  w = {v.w:.2f}  h = {memory_value(r.rnn_h[-1])}"),
+                Text(f"LSTM f = {r.forget:.5f}  c = {memory_value(r.lstm_c[-1])}  "
+                     f"f^{T} = {memory_value(r.forget**T)}"),
+            )  # fmt: skip
         table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
         table.add_column("cell", no_wrap=True)
         table.add_column("setting", no_wrap=True)
         table.add_column(f"after {T} steps", justify="right", no_wrap=True)
         table.add_row("RNN", f"w = {v.w:.2f}", f"h = {memory_value(r.rnn_h[-1])}", style="bold")
-        table.add_row("LSTM", f"f = {r.forget:.5f}", f"c = {r.lstm_c[-1]:.3f}", style="bold")
+        table.add_row("LSTM", f"f = {r.forget:.5f}", f"c = {memory_value(r.lstm_c[-1])}",
+                      style="bold")  # fmt: skip
         for w, h in r.lesson_rnn:
             table.add_row("RNN", f"w = {w:g}", f"h = {memory_value(h)}", style="dim")
         for b, f, c in r.lesson_lstm:
-            table.add_row("LSTM", f"b_f = {b:g}, f = {f:.5f}", f"c = {c:.3f}", style="dim")
-        note = Text(f"f^{T} = {r.forget ** T:.3f}: the pulse's share left on the cell path",
+            table.add_row("LSTM", f"b_f = {b:g}, f = {f:.5f}", f"c = {memory_value(c)}",
+                          style="dim")  # fmt: skip
+        note = Text(f"f^{T} = {memory_value(r.forget**T)}: the pulse's share left on the cell path",
                     style="italic")  # fmt: skip
         return Group(table, note)

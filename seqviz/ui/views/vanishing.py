@@ -130,10 +130,13 @@ class VanishingView(SceneView):
             self.query_one("#heat-panel", Panel).set_caption(LINEAR_CAPTION, LINEAR_SHORT)
         self.query_one("#eig-plot", EigenPlot).set_eigenvalues(result.eigenvalues)
         k = np.arange(result.T, dtype=float)
+        shown = {v.nonlinearity: " (heatmap)"}  # which curve belongs to the states drawn above
         series = [
-            Series(f"tanh RNN, rho={v.rho:.2f}", k, result.norms_tanh, TANH_COLOR),
-            Series(f"linear RNN, rho={v.rho:.2f}", k, result.norms_linear, LINEAR_COLOR),
-        ]
+            Series(f"tanh RNN{shown.get('tanh', '')}, rho={v.rho:.2f}", k, result.norms_tanh,
+                   TANH_COLOR),
+            Series(f"linear RNN{shown.get('linear', '')}, rho={v.rho:.2f}", k,
+                   result.norms_linear, LINEAR_COLOR),
+        ]  # fmt: skip
         self.query_one("#grad-plot", SeriesPlot).set_series(series)
         self.query_one("#grad-legend", PlotLegend).show_series(series)
         self.query_one("#readout", Readout).set_builder(self._readout)
@@ -145,6 +148,20 @@ class VanishingView(SceneView):
         T = self.result.T
         self.query_one("#h-heatmap", Heatmap).set_visible(min(frame, T))
         self.query_one("#grad-plot", SeriesPlot).set_upto(max(0, frame - T))
+        reached = self._reached()
+        if reached != getattr(self, "_shown_reached", None):  # the readout follows the wave
+            self._shown_reached = reached
+            self.query_one("#readout", Readout).rebuild()
+
+    def _reached(self) -> int:
+        """How many steps back the backward wave has reached at this frame (0 while forward)."""
+        if self.result is None:
+            return 0
+        return max(0, min(self.frame - self.result.T, self.result.T))
+
+    def _at(self, norms: Any, k: int) -> str:
+        """A norm k steps back once the wave has drawn it; a dot before."""
+        return sci(norms[k]) if k < self._reached() else "·"
 
     def frame_label(self, frame: int) -> str:
         if self.result is None:
@@ -163,19 +180,29 @@ class VanishingView(SceneView):
         parts: list[Any] = []
         if r.overflow is not None:
             parts.append(overflow_text(r.overflow))
+        name = r.values.nonlinearity
         if width >= 44 and not self.screen.has_class("-compact"):
             table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
             table.add_column("k back", no_wrap=True)
-            table.add_column("now", justify="right", no_wrap=True, style="bold")
+            table.add_column(f"now ({name})", justify="right", no_wrap=True, style="bold")
             for rho, _, _ in r.lesson:
                 table.add_column(f"rho {rho:.1f}", justify="right", no_wrap=True, style="dim")
             for k in ks:
                 lesson = [sci(norms[(1, 10, 30, 59).index(k)]) for _, norms, _ in r.lesson]
-                table.add_row(f"{k}", sci(r.norms_tanh[k]), *lesson)
-            table.add_row(f"lin {last}", sci(r.norms_linear[last]),
+                table.add_row(f"{k}", self._at(r.norms, k), *lesson)
+            table.add_row(f"lin {last}", self._at(r.norms_linear, last),
                           *(sci(lin) for _, _, lin in r.lesson))  # fmt: skip
             parts.append(table)
-        else:
-            line = " ".join(f"{k}:{sci(r.norms_tanh[k])}" for k in ks)
-            parts.append(Text(f"tanh {line}  linear {last}:{sci(r.norms_linear[last])}"))
+        elif not self.screen.has_class("-compact"):  # a narrow panel: this run's column only
+            table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+            table.add_column("k back", no_wrap=True)
+            table.add_column(f"now ({name})", justify="right", no_wrap=True, style="bold")
+            for k in ks:
+                table.add_row(f"{k}", self._at(r.norms, k))
+            table.add_row(f"lin {last}", self._at(r.norms_linear, last))
+            parts.append(table)
+        else:  # two lines: this run's norms, then the linear net's
+            pairs = "  ".join(f"{k} {self._at(r.norms, k)}" for k in ks)
+            parts.append(Text(f"now ({name}): {pairs}"))
+            parts.append(Text(f"lin {last} {self._at(r.norms_linear, last)}"))
         return Group(*parts)

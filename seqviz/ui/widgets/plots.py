@@ -231,7 +231,9 @@ class SeriesPlot(SafePlot):
         if self.log_y:
             return (10 ** math.floor(math.log10(lo)), 10 ** math.ceil(math.log10(hi)))
         pad = 0.05 * ((hi - lo) or 1.0)
-        return (lo - pad, hi + pad)
+        # Data that never goes below 0 starts at 0 (no pad): values near 0 then sit on the 0
+        # tick's row instead of a row below it.
+        return (0.0 if lo >= 0 else lo - pad, 0.0 if hi <= 0 else hi + pad)
 
     def _content_key(self) -> Hashable:
         return (self._series_key, self._xlim, self._ylim, self.log_y, self.xlabel)
