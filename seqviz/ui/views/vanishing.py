@@ -24,6 +24,7 @@ from seqviz.ui.widgets.plots import (
 )
 from seqviz.ui.widgets.readout import Readout, sci
 
+SHORT = {"tanh": "tanh", "linear": "lin"}  # the readout's "now" column names its network
 TANH_COLOR = (255, 120, 90)
 LINEAR_COLOR = (90, 170, 255)
 
@@ -184,7 +185,7 @@ class VanishingView(SceneView):
         if width >= 44 and not self.screen.has_class("-compact"):
             table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
             table.add_column("k back", no_wrap=True)
-            table.add_column(f"now ({name})", justify="right", no_wrap=True, style="bold")
+            table.add_column(f"now {SHORT[name]}", justify="right", no_wrap=True, style="bold")
             for rho, _, _ in r.lesson:
                 table.add_column(f"rho {rho:.1f}", justify="right", no_wrap=True, style="dim")
             for k in ks:
@@ -196,13 +197,13 @@ class VanishingView(SceneView):
         elif not self.screen.has_class("-compact"):  # a narrow panel: this run's column only
             table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
             table.add_column("k back", no_wrap=True)
-            table.add_column(f"now ({name})", justify="right", no_wrap=True, style="bold")
+            table.add_column(f"now {SHORT[name]}", justify="right", no_wrap=True, style="bold")
             for k in ks:
                 table.add_row(f"{k}", self._at(r.norms, k))
             table.add_row(f"lin {last}", self._at(r.norms_linear, last))
             parts.append(table)
         else:  # two lines: this run's norms, then the linear net's
             pairs = "  ".join(f"{k} {self._at(r.norms, k)}" for k in ks)
-            parts.append(Text(f"now ({name}): {pairs}"))
+            parts.append(Text(f"now {SHORT[name]}: {pairs}"))
             parts.append(Text(f"lin {last} {self._at(r.norms_linear, last)}"))
         return Group(*parts)
