@@ -21,6 +21,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "seqviz.commands.serve",
     "seqviz.commands.decode",
     "seqviz.commands.train",
+    "seqviz.commands.train_tagger",
+    "seqviz.commands.tag",
     "seqviz.commands.demo",
     "seqviz.commands.screenshot",
 )

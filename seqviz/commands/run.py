@@ -13,6 +13,7 @@ EXPERIMENTS: dict[str, str] = {
     "memory": "seqviz.commands.run_memory",
     "beam": "seqviz.commands.run_beam",
     "lyapunov": "seqviz.commands.run_lyapunov",
+    "tagging": "seqviz.commands.run_tagging",
 }
 
 

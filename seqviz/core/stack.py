@@ -141,6 +141,46 @@ def _initial(value: Any, name: str, n: int, d: int) -> np.ndarray:
     return as_float_array(value, name, (n, d))
 
 
+def _checked(params: Any, x: Any) -> tuple[StackParams, np.ndarray]:
+    if isinstance(params, Params):
+        params = StackParams.from_params(params)
+    if not isinstance(params, StackParams):
+        raise ValueError(f"params must be seqviz StackParams, got {type(params).__name__}.")
+    shape = np.shape(x)
+    if len(shape) != 2 or shape[0] < 1:
+        raise ValueError(
+            f"x has shape {shape}; expected (T, {params.input_size}) with T >= 1 steps."
+        )
+    return params, as_float_array(x, "x", (shape[0], params.input_size))
+
+
+def _layer_forward(
+    params: StackParams, layer: int, xin: np.ndarray, h0: np.ndarray, c0: np.ndarray
+) -> np.ndarray:
+    """(T, D*d) output of one layer from its input (T, d_in) and initial states (L*D, d)."""
+    D, lstm = params.num_directions, params.cell == "lstm"
+    zero = _ro(np.zeros(params.hidden_size))
+    outs = []
+    for k in range(D):
+        i = layer * D + k
+        h, _ = run_forward(
+            params.cells[i], _ro(xin[::-1] if k else xin), _ro(h0[i]), _ro(c0[i]) if lstm else zero
+        )
+        outs.append(h[::-1] if k else h)
+    return _ro(np.concatenate(outs, axis=1))
+
+
+def forward_stack(params: StackParams | Params, x: Any, h0: Any = None, c0: Any = None):
+    """Forward pass only: the top layer's output (T, D*d), as nn.LSTM's first output."""
+    params, x_ = _checked(params, x)
+    n, d = params.num_layers * params.num_directions, params.hidden_size
+    h0_, c0_ = _initial(h0, "h0", n, d), _initial(c0, "c0", n, d)
+    out = x_
+    for layer in range(params.num_layers):
+        out = _layer_forward(params, layer, out, h0_, c0_)
+    return out
+
+
 def trace_stack(
     params: StackParams | Params,
     x: Any,
@@ -155,17 +195,8 @@ def trace_stack(
     grad_out (T, D*d), dL/d(top output), plus grad_hn (L*D, d), dL/dh_n; with neither the loss
     is sum(top output at the last step)/sqrt(D*d). A single Params is a one-layer stack.
     """
-    if isinstance(params, Params):
-        params = StackParams.from_params(params)
-    if not isinstance(params, StackParams):
-        raise ValueError(f"params must be seqviz StackParams, got {type(params).__name__}.")
-    shape = np.shape(x)
-    if len(shape) != 2 or shape[0] < 1:
-        raise ValueError(
-            f"x has shape {shape}; expected (T, {params.input_size}) with T >= 1 steps."
-        )
-    T = shape[0]
-    x_ = as_float_array(x, "x", (T, params.input_size))
+    params, x_ = _checked(params, x)
+    T = x_.shape[0]
     L, D, d = params.num_layers, params.num_directions, params.hidden_size
     lstm = params.cell == "lstm"
     h0_ = _initial(h0, "h0", L * D, d)
@@ -189,14 +220,7 @@ def trace_stack(
     # Forward, layer by layer: each layer's input is the concatenated output of the one below.
     inputs = [x_]
     for layer in range(L - 1):
-        outs = []
-        for k in range(D):
-            i = layer * D + k
-            xin = inputs[-1][::-1] if k else inputs[-1]
-            c_init = _ro(c0_[i]) if lstm else zero
-            h, _ = run_forward(params.cells[i], _ro(xin), _ro(h0_[i]), c_init)
-            outs.append(h[::-1] if k else h)
-        inputs.append(_ro(np.concatenate(outs, axis=1)))
+        inputs.append(_layer_forward(params, layer, inputs[-1], h0_, c0_))
 
     # Backward, top layer first: dL/d(input of layer l) is dL/d(output of layer l-1).
     traces: list[Trace | None] = [None] * (L * D)
@@ -235,4 +259,4 @@ def _first_overflow(cells: tuple[Trace, ...], D: int) -> StackOverflow | None:
     return None
 
 
-__all__ = ["DIRECTIONS", "StackOverflow", "StackParams", "StackTrace", "trace_stack"]
+__all__ = ["DIRECTIONS", "StackOverflow", "StackParams", "StackTrace", "forward_stack", "trace_stack"]

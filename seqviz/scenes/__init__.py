@@ -18,6 +18,7 @@ SCENE_MODULES: tuple[str, ...] = (
     "seqviz.scenes.gates",
     "seqviz.scenes.gradflow",
     "seqviz.scenes.decoding",
+    "seqviz.scenes.tagging",
 )
 
 _cache: dict[str, Scene] = {}

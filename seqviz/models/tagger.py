@@ -1,0 +1,246 @@
+"""The tagger: embedding -> (bi)LSTM/GRU stack -> per-token softmax over BIO tags, a Trainable."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from seqviz.core.stack import StackTrace, forward_stack, trace_stack
+from seqviz.core.stack_params import StackParams
+from seqviz.models.format import register_kind, save_model
+from seqviz.tasks import tagging as task
+
+KIND = "tagger"
+_SETTINGS = ("cell", "nonlinearity", "variant", "num_layers", "bidirectional")
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Sentences as word ids and tag ids, one pair of (T,) int arrays each."""
+
+    words: tuple[np.ndarray, ...]
+    tags: tuple[np.ndarray, ...]
+
+
+@dataclass(frozen=True)
+class Tagging:
+    """The tagger's reading of one sentence, with everything a scene shows."""
+
+    words: tuple[str, ...]
+    tags: tuple[str, ...]  # argmax tag per word
+    probs: np.ndarray  # (T, C) softmax per word
+    trace: StackTrace  # states of every layer and direction
+
+    @property
+    def confidence(self) -> np.ndarray:
+        """(T,) probability of the chosen tag."""
+        return self.probs.max(axis=1)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+class Tagger:
+    """emb (V, e) -> stack (PyTorch keys) -> logits = h @ w_out.T + b_out over TAGS."""
+
+    def __init__(
+        self,
+        arrays: dict[str, np.ndarray],
+        settings: dict[str, Any],
+        vocab: tuple[str, ...],
+        tags: tuple[str, ...] = task.TAGS,
+    ) -> None:
+        self._p = {k: np.array(v, dtype=np.float64) for k, v in arrays.items()}  # writable
+        self.settings = dict(settings)
+        self.vocab = tuple(vocab)
+        self.tags = tuple(tags)
+        self._index = {w: i for i, w in enumerate(self.vocab)}
+        stack = self.stack  # validates the recurrent part
+        if self._p["emb"].shape != (len(self.vocab), stack.input_size):
+            raise ValueError(
+                f"emb has shape {self._p['emb'].shape}, expected "
+                f"({len(self.vocab)}, {stack.input_size}) for {len(self.vocab)} words."
+            )
+        if self._p["w_out"].shape != (len(self.tags), stack.output_size):
+            raise ValueError(
+                f"w_out has shape {self._p['w_out'].shape}, expected "
+                f"({len(self.tags)}, {stack.output_size})."
+            )
+
+    @classmethod
+    def random(
+        cls,
+        cell: str = "lstm",
+        hidden: int = 24,
+        emb: int = 16,
+        layers: int = 1,
+        bidirectional: bool = True,
+        seed: int = 0,
+    ) -> Tagger:
+        vocab = task.vocabulary()
+        stack = StackParams.random(cell, emb, hidden, layers, bidirectional, seed=seed)
+        rng = np.random.default_rng([seed, 1])
+        arrays = {k: v for k, v in stack.to_dict().items() if k.startswith(("weight", "bias"))}
+        arrays["emb"] = rng.normal(0.0, 0.5, (len(vocab), emb))
+        arrays["w_out"] = rng.normal(0.0, 1.0 / np.sqrt(stack.output_size),
+                                     (len(task.TAGS), stack.output_size))  # fmt: skip
+        arrays["b_out"] = np.zeros(len(task.TAGS))
+        settings = {k: getattr(stack, k) for k in _SETTINGS}
+        return cls(arrays, settings, vocab)
+
+    @property
+    def stack(self) -> StackParams:
+        """The recurrent stack as core StackParams (a snapshot of the current weights)."""
+        state = {k: v for k, v in self._p.items() if k.startswith(("weight", "bias"))}
+        return StackParams.from_state_dict(
+            state, nonlinearity=str(self.settings["nonlinearity"]),
+            variant=str(self.settings["variant"]),
+        )  # fmt: skip
+
+    @property
+    def bidirectional(self) -> bool:
+        return bool(self.settings["bidirectional"])
+
+    def describe(self) -> str:
+        return self.stack.describe() + f", embedding {self._p['emb'].shape[1]}"
+
+    def parameters(self) -> dict[str, np.ndarray]:
+        return self._p
+
+    def ids(self, words: list[str] | tuple[str, ...]) -> np.ndarray:
+        return np.array([self._index[w] for w in words], dtype=np.int64)
+
+    def encode(self, sentences: list[task.Tagged]) -> Batch:
+        tag_index = {t: i for i, t in enumerate(self.tags)}
+        return Batch(
+            tuple(self.ids(s.words) for s in sentences),
+            tuple(np.array([tag_index[t] for t in s.tags], dtype=np.int64) for s in sentences),
+        )
+
+    def logits(self, stack: StackParams, ids: np.ndarray) -> np.ndarray:
+        h = forward_stack(stack, self._p["emb"][ids])  # (T, D*d)
+        return h @ self._p["w_out"].T + self._p["b_out"]  # (T, C)
+
+    def loss_and_grads(self, batch: Batch) -> tuple[float, dict[str, np.ndarray]]:
+        """Mean cross-entropy over the batch's tokens, and its gradient by the core's BPTT."""
+        stack = self.stack
+        grads = {k: np.zeros_like(v) for k, v in self._p.items()}
+        n_tokens = sum(len(t) for t in batch.tags)
+        total = 0.0
+        w_out = self._p["w_out"]
+        for ids, tags in zip(batch.words, batch.tags, strict=True):
+            x = self._p["emb"][ids]  # (T, e)
+            h = forward_stack(stack, x)  # (T, D*d)
+            p = _softmax(h @ w_out.T + self._p["b_out"])  # (T, C)
+            rows = np.arange(len(tags))
+            total -= float(np.log(np.maximum(p[rows, tags], 1e-300)).sum())
+            g_logits = p.copy()
+            g_logits[rows, tags] -= 1.0
+            g_logits /= n_tokens  # (T, C)
+            tr = trace_stack(stack, x, grad_out=g_logits @ w_out)
+            for k, g in tr.grads().items():
+                grads[k] += g
+            grads["w_out"] += g_logits.T @ h
+            grads["b_out"] += g_logits.sum(axis=0)
+            np.add.at(grads["emb"], ids, tr.grad_x)
+        return total / n_tokens, grads
+
+    def tag_words(self, words: list[str] | tuple[str, ...]) -> Tagging:
+        """Tags, probabilities and the full trace for known words (see tag() for raw text)."""
+        stack = self.stack
+        ids = self.ids(words)
+        x = self._p["emb"][ids]
+        tr = trace_stack(stack, x)
+        probs = _softmax(tr.h @ self._p["w_out"].T + self._p["b_out"])
+        tags = tuple(self.tags[i] for i in probs.argmax(axis=1))
+        return Tagging(tuple(words), tags, probs, tr)
+
+    def tag(self, text: str) -> Tagging:
+        """Tag a typed sentence; an unknown word is a ValueError naming the closest known ones."""
+        return self.tag_words(task.tokenize(text, self.vocab))
+
+    def evaluate(self, sentences: list[task.Tagged]) -> dict[str, float]:
+        """Token accuracy overall, on right-context words (ambiguous starts) and on the rest."""
+        stack = self.stack
+        right = [0, 0]
+        other = [0, 0]
+        for s in sentences:
+            pred = self.logits(stack, self.ids(s.words)).argmax(axis=1)
+            for t, tag in enumerate(s.tags):
+                bucket = right if s.right[t] else other
+                bucket[0] += int(self.tags[pred[t]] == tag)
+                bucket[1] += 1
+        n = right[1] + other[1]
+        return {
+            "accuracy": (right[0] + other[0]) / max(n, 1),
+            "right_context_accuracy": right[0] / max(right[1], 1),
+            "other_accuracy": other[0] / max(other[1], 1),
+            "tokens": float(n),
+            "right_context_tokens": float(right[1]),
+        }
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        meta = {k: np.array(v) for k, v in self.settings.items()}
+        meta["vocab"], meta["tags"] = np.array(self.vocab), np.array(self.tags)
+        return save_model(path, KIND, {**self._p, **meta})
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], path: Path) -> Tagger:
+        need = ("emb", "w_out", "b_out", "vocab", "tags", *_SETTINGS)
+        missing = [k for k in need if k not in arrays]
+        if missing:
+            raise ValueError(f"{str(path)!r} is not a seqviz tagger: it lacks {', '.join(missing)}.")
+        settings: dict[str, Any] = {k: arrays[k].item() for k in _SETTINGS}
+        weights = {k: v for k, v in arrays.items() if k.startswith(("weight", "bias"))}
+        weights.update(emb=arrays["emb"], w_out=arrays["w_out"], b_out=arrays["b_out"])
+        try:
+            return cls(weights, settings, tuple(map(str, arrays["vocab"])),
+                       tuple(map(str, arrays["tags"])))  # fmt: skip
+        except ValueError as exc:
+            raise ValueError(f"{str(path)!r} is not a valid tagger: {exc}") from None
+
+
+def batches_for(model: Tagger, sentences: list[task.Tagged], batch: int) -> Any:
+    """The batches callable of seqviz.training.fit: the sentences shuffled every epoch."""
+    encoded = model.encode(sentences)
+
+    def make(epoch: int, rng: np.random.Generator) -> Any:
+        order = rng.permutation(len(sentences))
+        for start in range(0, len(order), batch):
+            idx = order[start : start + batch]
+            yield Batch(tuple(encoded.words[i] for i in idx), tuple(encoded.tags[i] for i in idx))
+
+    return make
+
+
+register_kind(KIND, Tagger.from_arrays, "a seqviz tagger")
+
+
+def load_tagger(name_or_path: str) -> Tagger:
+    """A shipped tagger by name (tagger-bi, tagger-uni) or a tagger file by path."""
+    from seqviz.models import load
+
+    model = load(name_or_path, kind=KIND)
+    if not isinstance(model, Tagger):
+        raise ValueError(f"{name_or_path!r} is not a tagger.")
+    return model
+
+
+SHIPPED = ("tagger-bi", "tagger-uni")
+
+
+def measure(n_sentences: int = 1000) -> list[dict[str, Any]]:
+    """Both shipped taggers on the same held-out sentences (what the README reports)."""
+    test = task.held_out(n_sentences)
+    rows = []
+    for name in SHIPPED:
+        model = load_tagger(name)
+        rows.append({"model": name, "network": model.describe(), **model.evaluate(test)})
+    return rows
