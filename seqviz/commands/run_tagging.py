@@ -1,4 +1,4 @@
-"""`seqviz run tagging`: the shipped bidirectional and left-to-right taggers on held-out sentences."""
+"""`seqviz run tagging`: the shipped bidirectional and left-to-right taggers on held-out text."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ HELP = "bidirectional versus left-to-right tagger: token accuracy on held-out se
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sentences", type=int, default=1000, help="held-out sentences (default 1000)")
+    parser.add_argument(
+        "--sentences", type=int, default=1000, help="held-out sentences (default 1000)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -24,9 +26,11 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
         return 0
     print(f"held-out sentences: {args.sentences} (none of them in the training set)")
-    print(f"{'model':<11} {'network':<38} {'all words':>9} {'right-context':>13} {'other':>7}")
+    width = max(len(r["network"]) for r in rows)
+    head = f"{'model':<11} {'network':<{width}} {'all words':>9} {'right-context':>13}"
+    print(f"{head} {'other':>7}")
     for r in rows:
-        print(f"{r['model']:<11} {r['network']:<38} {r['accuracy']:>9.1%} "
+        print(f"{r['model']:<11} {r['network']:<{width}} {r['accuracy']:>9.1%} "
               f"{r['right_context_accuracy']:>13.1%} {r['other_accuracy']:>7.1%}")  # fmt: skip
     gap = rows[0]["right_context_accuracy"] - rows[1]["right_context_accuracy"]
     print(f"right-context words ({rows[0]['right_context_tokens']:.0f}: an ambiguous name whose "

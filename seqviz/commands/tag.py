@@ -16,7 +16,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("sentence", metavar="SENTENCE")
     p.add_argument("--model", default="tagger-bi", help="tagger-bi, tagger-uni or a FILE.npz")
-    p.add_argument("--json", action="store_true", help='{"tokens": [...], "tags": [...], "probs": [...]}')
+    p.add_argument(
+        "--json", action="store_true", help='{"tokens": [...], "tags": [...], "probs": [...]}'
+    )
     p.set_defaults(func=run)
 
 

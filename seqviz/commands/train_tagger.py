@@ -17,7 +17,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--cell", choices=("lstm", "gru"), default="lstm")
     p.add_argument("--layers", type=int, choices=(1, 2), default=1, help="stacked layers")
-    p.add_argument("--bidirectional", action="store_true", help="read both ways (default: left to right)")
+    p.add_argument(
+        "--bidirectional", action="store_true", help="read both ways (default: left to right)"
+    )
     p.add_argument("--hidden", type=int, default=24, help="hidden size per direction (default 24)")
     p.add_argument("--emb", type=int, default=16, help="embedding size (default 16)")
     p.add_argument("--sentences", type=int, default=2000, help="training sentences (default 2000)")

@@ -259,4 +259,11 @@ def _first_overflow(cells: tuple[Trace, ...], D: int) -> StackOverflow | None:
     return None
 
 
-__all__ = ["DIRECTIONS", "StackOverflow", "StackParams", "StackTrace", "forward_stack", "trace_stack"]
+__all__ = [
+    "DIRECTIONS",
+    "StackOverflow",
+    "StackParams",
+    "StackTrace",
+    "forward_stack",
+    "trace_stack",
+]

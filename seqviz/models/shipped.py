@@ -27,3 +27,14 @@ register(ModelEntry(
     "--out seqviz/data/agreement_rnn.npz",
     choice="rnn",
 ))  # fmt: skip
+
+register(ModelEntry(
+    "tagger-bi", "tagger", "bidirectional 2-layer LSTM tagger", "tagger_bi.npz",
+    "seqviz train-tagger --cell lstm --layers 2 --bidirectional --hidden 24 --emb 16 "
+    "--sentences 2000 --epochs 4 --seed 0 --out seqviz/data/tagger_bi.npz",
+))  # fmt: skip
+register(ModelEntry(
+    "tagger-uni", "tagger", "left-to-right 2-layer LSTM tagger", "tagger_uni.npz",
+    "seqviz train-tagger --cell lstm --layers 2 --hidden 24 --emb 16 "
+    "--sentences 2000 --epochs 4 --seed 0 --out seqviz/data/tagger_uni.npz",
+))  # fmt: skip

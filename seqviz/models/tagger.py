@@ -196,7 +196,9 @@ class Tagger:
         need = ("emb", "w_out", "b_out", "vocab", "tags", *_SETTINGS)
         missing = [k for k in need if k not in arrays]
         if missing:
-            raise ValueError(f"{str(path)!r} is not a seqviz tagger: it lacks {', '.join(missing)}.")
+            raise ValueError(
+                f"{str(path)!r} is not a seqviz tagger: it lacks {', '.join(missing)}."
+            )
         settings: dict[str, Any] = {k: arrays[k].item() for k in _SETTINGS}
         weights = {k: v for k, v in arrays.items() if k.startswith(("weight", "bias"))}
         weights.update(emb=arrays["emb"], w_out=arrays["w_out"], b_out=arrays["b_out"])

@@ -109,11 +109,13 @@ def explain(result: TaggingResult) -> str:
     m = result.mistakes[0]
     why = (
         f"'{m.decider}', the word that decides, comes after it"
-        if m.decider else "it has not read what follows"
+        if m.decider
+        else "it has not read what follows"
     )
     n = len(result.mistakes)
+    verb = "differs" if n == 1 else "differ"
     return (
-        f"{n} of {result.T} tags {'differs' if n == 1 else 'differ'} from the bidirectional tagger: "
+        f"{n} of {result.T} tags {verb} from the bidirectional tagger: "
         f"'{m.word}' gets {m.tag} ({m.prob:.2f}) instead of {m.right_tag}, because {why}."
     )
 

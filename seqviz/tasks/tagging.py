@@ -70,7 +70,7 @@ def _entity(rng: np.random.Generator, kind: str) -> list[tuple[str, str]]:
 
 
 def _noun_phrase(rng: np.random.Generator) -> list[tuple[str, str]]:
-    """"the NOUN" or a name, optionally followed by "PREPOSITION name"."""
+    """ "the NOUN" or a name, optionally followed by "PREPOSITION name"."""
     if rng.random() < 0.5:
         out = [("the", "O"), (_pick(rng, NOUNS), "O")]
     else:
@@ -143,7 +143,9 @@ def tokenize(text: str, vocab: tuple[str, ...] | list[str]) -> list[str]:
         if word not in known:
             close = difflib.get_close_matches(word, list(vocab), n=3, cutoff=0.5)
             hint = f"closest known: {', '.join(close)}" if close else "no known word is close"
-            raise ValueError(f"unknown word {word!r} ({hint}); the tagger knows {len(vocab)} words.")
+            raise ValueError(
+                f"unknown word {word!r} ({hint}); the tagger knows {len(vocab)} words."
+            )
         words.append(word)
     if not words:
         raise ValueError("the sentence is empty; type some words, e.g. 'Morgan Street is old'.")

@@ -1,4 +1,4 @@
-"""View of the tagging scene: forward and backward state maps, their concatenation, tags per word."""
+"""View of the tagging scene: forward and backward states, their concatenation, tags per word."""
 
 from __future__ import annotations
 
@@ -111,8 +111,10 @@ class TaggingView(SceneView):
         if r.bidirectional:
             panel.set_caption(explain(r), r.network)
         else:
-            panel.set_caption("Red: a tag the bidirectional tagger sets differently (its tag "
-                              "below); the reason follows once every tag is in.", r.network)  # fmt: skip
+            panel.set_caption(
+                "Red: a tag the bidirectional tagger sets differently (its tag below); the "
+                "reason follows once every tag is in.", r.network,
+            )  # fmt: skip
         self.query_one("#tag-concat", Heatmap).set_data(concat.T, cmap)
         self.query_one("#tag-legend", ColorLegend).set_map(cmap, "h")
 
@@ -143,8 +145,10 @@ class TaggingView(SceneView):
         if r is None:
             return ""
         if r.bidirectional and frame <= r.T:
-            return f"sweeps {frame}/{r.T}: forward at '{r.words[max(frame - 1, 0)]}', backward " \
-                   f"at '{r.words[max(r.T - frame, 0) if frame else -1]}'"
+            return (
+                f"sweeps {frame}/{r.T}: forward at '{r.words[max(frame - 1, 0)]}', backward "
+                f"at '{r.words[max(r.T - frame, 0) if frame else -1]}'"
+            )
         return f"tags {self._tags_shown(frame)}/{r.T}"
 
     def _readout(self, width: int) -> Any:
