@@ -188,29 +188,43 @@ def environment() -> dict[str, object]:
 
 
 def _fmt(v: float | None, spec: str) -> str:
-    return "-" if v is None else format(v, spec)
+    """``v`` formatted by ``spec``; a missing value is a dash of the same width (columns align)."""
+    if v is None:
+        width = int(spec.split(".")[0] or 0)
+        return "-".rjust(width)
+    return format(v, spec)
 
 
 def format_rows(rows: list[Row]) -> str:
-    head = (f"{'cell':5} {'d':>4} {'T':>5} | {'seqviz':>8} {'numpy':>8} {'loop':>8} "
-            f"{'nn.Cell':>8} {'fused':>8} | {'x numpy':>7} {'x loop':>7} {'x Cell':>7} "
-            f"{'x fused':>7}")  # fmt: skip
+    with_torch = any(r.torch_fused_ms is not None for r in rows)
+    head = f"{'cell':5} {'d':>4} {'T':>5} | {'seqviz':>8} {'numpy':>8}"
+    if with_torch:
+        head += f" {'loop':>8} {'nn.Cell':>8} {'fused':>8}"
+    head += f" | {'x numpy':>7}"
+    if with_torch:
+        head += f" {'x loop':>7} {'x Cell':>7} {'x fused':>7}"
     lines = ["Full trace (forward with every gate + BPTT to every step), best time in ms", head]
     for r in rows:
         q = r.ratios()
-        lines.append(
-            f"{r.cell:5} {r.d:>4} {r.T:>5} | {r.seqviz_ms:8.2f} {r.numpy_ms:8.2f} "
-            f"{_fmt(r.torch_loop_ms, '8.2f')} {_fmt(r.torch_cell_ms, '8.2f')} "
-            f"{_fmt(r.torch_fused_ms, '8.2f')} | {_fmt(q['numpy'], '7.1f')} "
-            f"{_fmt(q['torch_loop'], '7.1f')} {_fmt(q['torch_cell'], '7.1f')} "
-            f"{_fmt(q['torch_fused'], '7.1f')}"
-        )
-    lines += [
-        "numpy: seqviz/core/reference.py   loop: PyTorch step loop keeping every gate and dL/dh_t",
-        "nn.Cell: nn.*Cell step loop keeping every dL/dh_t (and dL/dc_t)",
-        "fused: nn.RNN/LSTM/GRU forward+backward, recording nothing",
-        "x = the other's time / seqviz's time (higher is better)",
-    ]
+        line = f"{r.cell:5} {r.d:>4} {r.T:>5} | {r.seqviz_ms:8.2f} {r.numpy_ms:8.2f}"
+        if with_torch:
+            line += (f" {_fmt(r.torch_loop_ms, '8.2f')} {_fmt(r.torch_cell_ms, '8.2f')} "
+                     f"{_fmt(r.torch_fused_ms, '8.2f')}")  # fmt: skip
+        line += f" | {_fmt(q['numpy'], '7.1f')}"
+        if with_torch:
+            line += (f" {_fmt(q['torch_loop'], '7.1f')} {_fmt(q['torch_cell'], '7.1f')} "
+                     f"{_fmt(q['torch_fused'], '7.1f')}")  # fmt: skip
+        lines.append(line)
+    lines.append("numpy: seqviz/core/reference.py")
+    if with_torch:
+        lines += [
+            "loop: PyTorch step loop keeping every gate and dL/dh_t",
+            "nn.Cell: nn.*Cell step loop keeping every dL/dh_t (and dL/dc_t)",
+            "fused: nn.RNN/LSTM/GRU forward+backward, recording nothing",
+        ]
+    else:
+        lines.append("PyTorch is not installed: its columns are left out (pip install torch)")
+    lines.append("x = the other's time / seqviz's time (higher is better)")
     return "\n".join(lines)
 
 

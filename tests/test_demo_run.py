@@ -11,7 +11,6 @@ from seqviz.lecture import demo_names, find_demo, parse_demo
 from seqviz.lecture.runner import SIZES, DemoApp, check_demo, cited_numbers, is_visible
 from seqviz.ui.export import screen_text
 
-
 # Demos whose compact layouts show every cited number; the rest are checked at 160x50 only.
 AT_ALL_SIZES = {"gradflow", "vanishing", "memory"}
 

@@ -17,6 +17,9 @@ def test_serve_answers_on_loopback_and_stops_cleanly():
     assert f"127.0.0.1:{served.port}" in served.body
     assert served.returncode == 0
     assert f"http://127.0.0.1:{served.port}" in served.stdout
+    # No web font service: a classroom without internet gets the same page.
+    assert "googleapis" not in served.body and "gstatic" not in served.body
+    assert "https://" not in served.body.split("<body")[0]
 
 
 def test_serve_rejects_bad_port(capsys):

@@ -169,3 +169,13 @@ def test_bad_corpus_and_output(train, tmp_path, corpus):
     assert code == 2 and "<s> or </s>" in err
     code, _, err = train("train", str(corpus), "--out", str(tmp_path / "no" / "m.npz"))
     assert code == 2 and "does not exist" in err
+
+
+def test_corpus_smaller_than_one_batch_warns(train, corpus, tmp_path):
+    args = ["train", str(corpus), "--hidden", "4", "--emb", "4", "--epochs", "1",
+            "--seq-len", "3"]  # fmt: skip
+    code, _, err = train(*args, "--batch", "64", "--out", str(tmp_path / "a.npz"))
+    assert code == 0, err
+    assert "fewer than one batch of 64" in err and "single update" in " ".join(err.split())
+    code, _, err = train(*args, "--batch", "2", "--out", str(tmp_path / "b.npz"))
+    assert code == 0 and "fewer than one batch" not in err

@@ -29,10 +29,11 @@ def _steepest(result) -> str:
 def test_caption_names_the_line_that_falls_fastest(rho, forget_bias, update_bias):
     from seqviz.ui.views.gradflow import captions
 
-    r = SCENE.compute(SCENE.make({"rho": rho, "forget_bias": forget_bias,
-                                  "update_bias": update_bias, "steps": 60, "hidden": 16}))  # fmt: skip
+    values = {"rho": rho, "forget_bias": forget_bias, "update_bias": update_bias, "steps": 60}
+    r = SCENE.compute(SCENE.make({**values, "hidden": 16}))
     long, short = captions(r)
-    m = re.search(r"the (RNN|LSTM|GRU)'s \|dL/dh\| falls fastest \(([-+.e0-9]+) at k=(\d+)\)", long)
+    pattern = r"the (RNN|LSTM|GRU)'s \|dL/dh\| falls fastest \(([-+.e0-9]+) at k=(\d+)\)"
+    m = re.search(pattern, long)
     if m is None:
         assert "no |dL/dh| line falls" in long
         assert all(r.norms[c][-1] >= r.norms[c][0] for c in CELLS)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
 from typing import Any
 
 from seqviz.commands import UsageError
@@ -73,9 +75,13 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("give either --weights or --cell, not both.")
         if not args.input:
             raise UsageError("--weights needs --input X.npy, an array of shape (T, input_size).")
-        params: Params | StackParams = Params.load(
-            args.weights, nonlinearity=args.nonlinearity, variant=args.variant
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            params: Params | StackParams = Params.load(
+                args.weights, nonlinearity=args.nonlinearity, variant=args.variant
+            )
+        for warning in caught:  # the assumed nn.RNN nonlinearity: one plain line on stderr
+            print(f"seqviz: {warning.message}", file=sys.stderr)
         x = read_npy(args.input, "an input .npy array")
         if x.ndim == 2:
             layers = getattr(params, "num_layers", 1) * (

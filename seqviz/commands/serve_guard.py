@@ -169,6 +169,19 @@ def refused_page(guard: Guard, host: str | None) -> str:
     )
 
 
+# textual-serve's page links a web font; a classroom without internet must get the same page, so
+# the link goes and the terminal falls back to the browser's monospace (its own font list ends so).
+WEB_FONT = re.compile(r"<link[^>]*fonts\.(?:googleapis|gstatic)\.com[^>]*>\s*", re.IGNORECASE)
+
+
+def offline_page(response: Any) -> Any:
+    """The index response without links to web font services."""
+    text = getattr(response, "text", None)
+    if isinstance(text, str) and WEB_FONT.search(text):
+        response.text = WEB_FONT.sub("", text)
+    return response
+
+
 def build_server(command: str, host: str, port: int, title: str, guard: Guard,
                  public_url: str | None) -> Any:  # fmt: skip
     """A textual-serve Server whose index and WebSocket check the guard first."""
@@ -188,7 +201,7 @@ def build_server(command: str, host: str, port: int, title: str, guard: Guard,
             # The page's WebSocket URL must be the address this browser used (a bind on
             # 0.0.0.0 has no single one): the Host header, already checked against the guard.
             self.public_url = public_url or f"{request.scheme}://{request.host}"
-            return await super().handle_index(request)
+            return offline_page(await super().handle_index(request))
 
         async def handle_websocket(self, request: web.Request) -> Any:
             origin = request.headers.get("Origin")

@@ -131,6 +131,12 @@ def run(args: argparse.Namespace) -> int:
         f"lr {fit_config.lr:g}, clip {fit_config.clip:g}"
     )
     n_batches = model.n_batches()
+    if len(model.data) < config.batch:  # one short batch a step: training barely moves
+        console.print(
+            f"warning: the corpus makes {len(model.data)} sequence(s), fewer than one batch of "
+            f"{config.batch}: each epoch is a single update. Use a smaller --batch, a shorter "
+            "--seq-len or more text.", style="bold yellow", markup=False,
+        )  # fmt: skip
     progress = Progress(
         TextColumn("epoch {task.fields[epoch]}/{task.fields[epochs]}"),
         BarColumn(),

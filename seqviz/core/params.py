@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -241,9 +242,13 @@ class Params:
             return StackParams.load(p, nonlinearity=nonlinearity, variant=variant)
         if "cell" not in state:
             # PyTorch's keys without seqviz's metadata: weights exported from torch.
-            return cls.from_state_dict(
+            params = cls.from_state_dict(
                 state, nonlinearity=nonlinearity or "tanh", variant=variant or "pytorch"
             )
+            if params.cell == "rnn" and nonlinearity is None:
+                # A ReLU RNN read as tanh gives wrong states without any error: say so.
+                warnings.warn(AssumedNonlinearity(p), stacklevel=2)
+            return params
         data = state
         missing = [k for k in _KEYS[:2] if k not in data]
         if missing:
@@ -294,6 +299,16 @@ class Params:
             nonlinearity=nonlinearity if cell == "rnn" else "tanh",
             variant=variant if cell == "gru" else "textbook",
         )  # fmt: skip
+
+
+class AssumedNonlinearity(UserWarning):
+    """An nn.RNN state_dict was read with tanh assumed, since the dict does not record it."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"{path}: an nn.RNN state_dict does not record its nonlinearity; assumed tanh. "
+            "For a ReLU RNN pass nonlinearity='relu' (on the command line: --nonlinearity relu)."
+        )
 
 
 def is_stack(state: dict[str, Any]) -> bool:

@@ -176,8 +176,8 @@ class GatesView(SceneView):
         plot.set_upto(self.frame)
         self.query_one("#unit-legend", PlotLegend).show_series(series)
         clamped = self._clamped()
-        self.query_one("#unit-panel", Panel).border_title = (
-            f"unit {unit} over time" + (f" ({clamped})" if clamped else "")
+        self.query_one("#unit-panel", Panel).border_title = f"unit {unit} over time" + (
+            f" ({clamped})" if clamped else ""
         )
         for i in range(N_PANELS):
             self.query_one(f"#map-{i}", Heatmap).set_cursor(unit)

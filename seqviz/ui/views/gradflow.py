@@ -178,12 +178,16 @@ def captions(result: Any) -> tuple[str, str]:
                  "a higher forget bias flattens both.")  # fmt: skip
     found = fastest(result)
     if found is None:
-        return ("At these settings no |dL/dh| line falls: the gradients grow. " + cell_path,
-                "no |dL/dh| falls here; forget bias flattens the cell path (green)")
+        return (
+            "At these settings no |dL/dh| line falls: the gradients grow. " + cell_path,
+            "no |dL/dh| falls here; forget bias flattens the cell path (green)",
+        )
     cell, k, value = found
     name = cell.upper()
-    long = (f"At these settings the {name}'s |dL/dh| falls fastest ({sci(value)} at k={k}). "
-            + cell_path)
+    long = (
+        f"At these settings the {name}'s |dL/dh| falls fastest ({sci(value)} at k={k}). "
+        + cell_path
+    )
     if cell == "gru" and result.mean_update > 0.2:
         long += f" GRU mean z = {result.mean_update:.2f}: a negative update bias opens its highway."
     return long, f"{name} |dL/dh| falls fastest ({sci(value)} at k={k}); green: cell path"
