@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "seqviz.commands.train",
     "seqviz.commands.train_tagger",
     "seqviz.commands.tag",
+    "seqviz.commands.train_flipflop",
     "seqviz.commands.demo",
     "seqviz.commands.screenshot",
 )

@@ -123,3 +123,13 @@ def test_ring_init_and_gradient():
     assert np.all(np.diff(norms) < 0)
     with pytest.raises(ValueError, match="r_min"):
         LinearRecurrence.ring(4, 1, r_min=0.9, r_max=0.5)
+
+
+def test_numba_grid_equals_the_numpy_reference():
+    from seqviz.dynamics.reference import lyapunov_grid_reference
+
+    rhos, scales = [0.5, 1.1, 2.0], [0.0, 0.7]
+    grid = lyapunov_grid(rhos, scales, hidden=12, steps=200, seed=3)
+    lyap, grad = lyapunov_grid_reference(rhos, scales, hidden=12, steps=200, seed=3)
+    np.testing.assert_allclose(grid.lyap, lyap, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(grid.grad, grad, rtol=1e-8)

@@ -15,6 +15,7 @@ EXPERIMENTS: dict[str, str] = {
     "beam": "seqviz.commands.run_beam",
     "lyapunov": "seqviz.commands.run_lyapunov",
     "tagging": "seqviz.commands.run_tagging",
+    "fixedpoints": "seqviz.commands.run_fixedpoints",
 }
 
 

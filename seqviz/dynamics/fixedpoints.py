@@ -176,13 +176,15 @@ def find_fixed_points(
     tolerance: float = 1e-16,
     iters: int = 100,
     seed: int = 0,
+    merge: float = 1e-4,
 ) -> FixedPoints:
     """Fixed points of h -> F(h, u) for constant input u (default zeros).
 
     starts (M, d): states to start from, e.g. hidden states of real trajectories; n_starts of
     them are drawn (with replacement) and moved by Gaussian noise of std `noise`. Without
     starts, uniform draws in [-1, 1]^d are used. Points with q <= tolerance are kept, merged
-    when closer than 1e-6 (relative), and classified by the eigenvalues of dF/dh.
+    when closer than `merge` (relative; a point with an eigenvalue on the unit circle is only
+    approached slowly, so its copies spread), and classified by the eigenvalues of dF/dh.
     """
     fmap = cell_map(params, u)
     d = params.hidden_size
@@ -203,7 +205,7 @@ def find_fixed_points(
     found: list[FixedPoint] = []
     for i in keep[np.argsort(q[keep])]:
         scale = max(1.0, float(np.linalg.norm(h[i])))
-        if any(np.linalg.norm(p.h - h[i]) < 1e-6 * scale for p in found):
+        if any(np.linalg.norm(p.h - h[i]) < merge * scale for p in found):
             continue
         found.append(_classify(h[i], float(q[i]), jac[i]))
     order = {STABLE: 0, SADDLE: 1, UNSTABLE: 2}

@@ -16,8 +16,15 @@ class LinearRecurrence:
     B: np.ndarray  # (d, d_in) complex
 
     @classmethod
-    def ring(cls, hidden: int, input_size: int, r_min: float = 0.9, r_max: float = 0.999,
-             max_phase: float = math.pi / 10, seed: int = 0) -> LinearRecurrence:  # fmt: skip
+    def ring(
+        cls,
+        hidden: int,
+        input_size: int,
+        r_min: float = 0.9,
+        r_max: float = 0.999,
+        max_phase: float = math.pi / 10,
+        seed: int = 0,
+    ) -> LinearRecurrence:
         """Eigenvalues uniform on the ring r_min <= |lam| <= r_max (by area) with phases in
         [0, max_phase], as the LRU initialises them; B is complex Gaussian / sqrt(2 d_in),
         each row scaled by sqrt(1 - |lam|^2) so states keep unit size."""

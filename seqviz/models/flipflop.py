@@ -1,4 +1,4 @@
-"""The flip-flop network: a tanh RNN with a linear readout, trained by seqviz.training on the task."""
+"""The flip-flop network: a tanh RNN with a linear readout, trained on the flip-flop task."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from seqviz.core import Params, forward, trace
+from seqviz.core import Params, forward
 from seqviz.models.format import register_kind, save_model
 from seqviz.tasks import flipflop as task
 
@@ -18,11 +18,11 @@ CORE = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
 
 
 class FlipFlopRNN:
-    """h_t = tanh(W_ih x_t + W_hh h_{t-1} + b), y_t = W_out h_t + b_out; loss: mean squared error."""
+    """h_t = tanh(W_ih x_t + W_hh h_{t-1} + b), y_t = W_out h_t + b_out; mean squared error."""
 
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
         self._p = {k: np.array(v, dtype=float) for k, v in arrays.items()}  # writable copies
-        self.params  # validates the shapes
+        _ = self.params  # validates the shapes
 
     @classmethod
     def random(cls, hidden: int = 24, bits: int = task.BITS, seed: int = 0) -> FlipFlopRNN:
@@ -58,26 +58,20 @@ class FlipFlopRNN:
         return h
 
     def loss_and_grads(self, batch: task.FlipFlopBatch) -> tuple[float, dict[str, np.ndarray]]:
-        """Mean squared error over sequences, steps and bits, and its gradient by the core's BPTT."""
+        """Mean squared error over sequences, steps and bits; its gradient by the core's BPTT."""
+        from seqviz.core import batch_forward, batch_trace
+
         params = self.params
         B, T, C = batch.y.shape
         w_out = self._p["w_out"]
-        grads = {k: np.zeros_like(v) for k, v in self._p.items()}
-        total = 0.0
-        scale = 2.0 / (B * T * C)
-        for b in range(B):
-            h, _ = forward(params, batch.x[b])  # (T, d)
-            err = self.readout(h) - batch.y[b]  # (T, C)
-            total += float(np.sum(err * err))
-            g_y = scale * err
-            tr = trace(params, batch.x[b], grad_hT=np.zeros(self.hidden), grad_out=g_y @ w_out)
-            grads["weight_ih"] += tr.grad_weight_ih
-            grads["weight_hh"] += tr.grad_weight_hh
-            grads["bias_ih"] += tr.grad_bias_ih
-            grads["bias_hh"] += tr.grad_bias_hh
-            grads["w_out"] += g_y.T @ h
-            grads["b_out"] += g_y.sum(axis=0)
-        return total / (B * T * C), grads
+        h, _, _ = batch_forward(params, batch.x)  # (B, T, d)
+        err = self.readout(h) - batch.y  # (B, T, C)
+        g_y = (2.0 / (B * T * C)) * err
+        out = batch_trace(params, batch.x, g_y @ w_out)
+        grads = {k: np.asarray(out["grad_" + k], dtype=float).copy() for k in CORE}
+        grads["w_out"] = np.einsum("btc,btd->cd", g_y, h)
+        grads["b_out"] = g_y.sum(axis=(0, 1))
+        return float(np.mean(err * err)), grads
 
     def evaluate(self, data: task.FlipFlopBatch) -> dict[str, float]:
         """Mean squared error, and the share of held bits (target != 0) whose sign is right."""
@@ -98,7 +92,9 @@ class FlipFlopRNN:
     def from_arrays(cls, arrays: dict[str, np.ndarray], path: Path) -> FlipFlopRNN:
         missing = [k for k in (*CORE, "w_out", "b_out") if k not in arrays]
         if missing:
-            raise ValueError(f"{str(path)!r} is not a flip-flop model: it lacks {', '.join(missing)}.")
+            raise ValueError(
+                f"{str(path)!r} is not a flip-flop model: it lacks {', '.join(missing)}."
+            )
         try:
             return cls({k: arrays[k] for k in (*CORE, "w_out", "b_out")})
         except ValueError as exc:
@@ -122,6 +118,18 @@ def batches_for(settings: TrainSettings) -> Any:
             yield task.batch(rng, settings.batch, settings.steps)
 
     return make
+
+
+def quality(model: FlipFlopRNN, seed: int = 12345) -> dict[str, float]:
+    """Held-out quality: error and right bits on 64 fresh sequences of 200 steps (a seed the
+    training never draws), and the fixed points found from their states."""
+    from seqviz.dynamics import find_fixed_points
+
+    test = task.dataset(seed, 64, 200)
+    scores = model.evaluate(test)
+    states = np.concatenate([model.run(x) for x in test.x[:16]])
+    fixed = find_fixed_points(model.params, starts=states, n_starts=512)
+    return {**scores, "stable": len(fixed.stable), "saddles": len(fixed.saddles)}
 
 
 register_kind(KIND, FlipFlopRNN.from_arrays, "a seqviz flip-flop network")

@@ -38,3 +38,9 @@ register(ModelEntry(
     "seqviz train-tagger --cell lstm --layers 2 --hidden 24 --emb 16 "
     "--sentences 2000 --epochs 4 --seed 0 --out seqviz/data/tagger_uni.npz",
 ))  # fmt: skip
+
+register(ModelEntry(
+    "flipflop", "flipflop", "tanh RNN, 24 units (3-bit flip-flop)", "flipflop.npz",
+    "seqviz train-flipflop --hidden 24 --steps 100 --batch 32 --batches 40 --epochs 20 "
+    "--lr 0.01 --clip 1 --seed 0 --out seqviz/data/flipflop.npz",
+))  # fmt: skip

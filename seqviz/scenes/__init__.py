@@ -19,6 +19,7 @@ SCENE_MODULES: tuple[str, ...] = (
     "seqviz.scenes.gradflow",
     "seqviz.scenes.decoding",
     "seqviz.scenes.tagging",
+    "seqviz.scenes.dynamics",
 )
 
 _cache: dict[str, Scene] = {}

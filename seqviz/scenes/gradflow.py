@@ -24,6 +24,12 @@ SPECS = (
     ParamSpec("input_scale", "input scale", "float", 1.0, 0.0, 3.0, 0.1,
               help="std of the shared random input"),
     ParamSpec("seed", "seed", "int", 0, 0, 9999, 1, help="weights and input"),
+    ParamSpec("lru_rmin", "LRU r_min", "float", 0.9, 0.0, 0.999, 0.01,
+              help="linear recurrence: smallest |lambda| of its ring"),
+    ParamSpec("lru_rmax", "LRU r_max", "float", 0.999, 0.0, 0.999, 0.001,
+              help="linear recurrence: largest |lambda| of its ring"),
+    ParamSpec("lru_phase", "LRU max phase", "float", 0.31, 0.0, 6.28, 0.01,
+              help="linear recurrence: largest angle of lambda (radians)"),
 )  # fmt: skip
 
 
@@ -38,6 +44,7 @@ class GradflowResult:
     mean_forget: float
     mean_update: float = 0.5  # GRU mean z
     overflow: Any = None
+    lru: Any = None  # LruSummary of the diagonal linear recurrence on the same input
 
     @property
     def T(self) -> int:
@@ -51,6 +58,27 @@ def forget_products(f: np.ndarray) -> np.ndarray:
     if T > 1:
         out[1:] = np.cumprod(f[::-1][: T - 1], axis=0)
     return out
+
+
+@dataclass(frozen=True)
+class LruSummary:
+    """The diagonal linear recurrence beside the cells: its gradient and loop-vs-scan check."""
+
+    norms: np.ndarray  # (T,) |dL/dh_{T-1-k}|
+    eigenvalues: np.ndarray  # (d,) complex lambda
+    scan_rounds: int  # ceil(log2 T) rounds of the parallel scan, against T loop steps
+    max_diff: float  # largest |loop - scan| over all states
+
+
+def lru_summary(v: Any, x: np.ndarray) -> LruSummary:
+    from seqviz.dynamics import LinearRecurrence, scan_levels
+
+    r_min, r_max = sorted((v.lru_rmin, v.lru_rmax))
+    rec = LinearRecurrence.ring(v.hidden, INPUT_SIZE, r_min, r_max, v.lru_phase, seed=v.seed)
+    loop, scan = rec.loop(x), rec.scan(x)
+    with np.errstate(all="ignore"):
+        diff = float(np.max(np.abs(loop - scan)))
+    return LruSummary(rec.grad_norms(len(x)), rec.lam, scan_levels(len(x)), diff)
 
 
 def compute(v: Any) -> GradflowResult:
@@ -83,6 +111,7 @@ def compute(v: Any) -> GradflowResult:
         mean_forget=float(np.mean(lstm.gates[:, 1, :])),
         mean_update=float(np.mean(traces["gru"].gates[:, 1, :])),  # type: ignore[index]
         overflow=overflow,
+        lru=lru_summary(v, x),
     )
 
 

@@ -48,6 +48,8 @@ class VanishingResult:
     readout_steps: tuple[int, ...]
     lesson: tuple[tuple[float, tuple[float, ...], float], ...]
     """The lesson's table (rho, norms at READOUT_STEPS, linear norm 59 back), for comparison."""
+    lru: np.ndarray | None = None
+    """(d,) eigenvalues of an LRU-style linear recurrence (ring 0.9-0.999), beside W_hh's."""
 
     @property
     def T(self) -> int:
@@ -92,7 +94,19 @@ def compute(v: Any) -> VanishingResult:
         overflow=_overflow(chosen),
         readout_steps=tuple(k for k in READOUT_STEPS if k < v.steps),
         lesson=lesson_table(),
+        lru=lru_eigenvalues(v.hidden, v.seed),
     )
+
+
+@lru_cache(maxsize=4)
+def lru_eigenvalues(hidden: int, seed: int) -> np.ndarray:
+    """The diagonal of a linear recurrence at the LRU's ring init (|lambda| 0.9 to 0.999, phase
+    up to pi/10): all inside the circle, by construction, at any size."""
+    from seqviz.dynamics import LinearRecurrence
+
+    lam = LinearRecurrence.ring(hidden, 1, 0.9, 0.999, np.pi / 10, seed=seed).lam
+    lam.flags.writeable = False
+    return lam
 
 
 def frames(result: VanishingResult) -> int:

@@ -1,4 +1,4 @@
-"""The 3-bit flip-flop task: +1/-1 pulses on three channels; each output holds its last pulse's sign.
+"""The 3-bit flip-flop task: +1/-1 pulses on three channels; each output holds its last pulse.
 
 Run `python -m seqviz.tasks.flipflop` to print one sequence.
 """

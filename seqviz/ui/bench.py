@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 SIZE = (160, 50)
-SCENES = ("vanishing", "memory", "gates", "gradflow", "decoding", "tagging")
+SCENES = ("vanishing", "memory", "gates", "gradflow", "decoding", "tagging", "dynamics")
 FRAMES = 120
 CHANGES = 21
 LONG_RUN_FRAMES = 3000

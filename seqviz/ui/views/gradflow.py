@@ -26,6 +26,7 @@ COLORS = {
     "total": (170, 170, 170),
     "cell": (90, 200, 120),
     "forget": (255, 200, 60),
+    "lru": (240, 240, 240),
 }
 LABELS = {
     "rnn": "RNN |dL/dh|",
@@ -34,6 +35,7 @@ LABELS = {
     "total": "LSTM |dL/dc| total",
     "cell": "cell path |dL/dc_T·∏f|",
     "forget": "∏f (mean over units)",
+    "lru": "LRU |dL/dh| (linear, complex diagonal)",
 }
 # Drawn in this order, so the LSTM's |dL/dh| comes last and no other line can cover it.
 ORDER = ("total", "forget", "cell", "rnn", "gru", "lstm")
@@ -108,8 +110,12 @@ class GradflowView(SceneView):
         curves = dict(result.norms, total=result.cell_norms, cell=result.cell_path,
                       forget=result.forget_product)  # fmt: skip
         series = [Series(LABELS[c], k, curves[c], COLORS[c]) for c in ORDER]
+        if result.lru is not None:  # the linear recurrence, drawn under the cells' lines
+            series.insert(0, Series(LABELS["lru"], k, result.lru.norms, COLORS["lru"]))
         self.query_one("#flow-plot", SeriesPlot).set_series(series)
-        legend = [series[ORDER.index(c)] for c in (*CELLS, "cell", "forget", "total")]
+        shown = {s.label: s for s in series}
+        legend = [shown[LABELS[c]] for c in (*CELLS, "cell", "forget", "total", "lru")
+                  if LABELS[c] in shown]  # fmt: skip
         self.query_one("#flow-legend", PlotLegend).show_series(legend)
         long, short = captions(result)
         self.query_one("#flow-plot-panel", Panel).set_caption(long, short)
@@ -155,7 +161,9 @@ class GradflowView(SceneView):
             cells = "  ".join(f"{c.upper()} {sci(r.norms[c][k])}" for c in CELLS)
             return Text(f"{k} back: {cells}  cell path {sci(r.cell_path[k])}  "
                         f"prod f {sci(r.forget_product[k])}  mean f {r.mean_forget:.3f}  "
-                        f"mean z {r.mean_update:.3f}")  # fmt: skip
+                        f"mean z {r.mean_update:.3f}"
+                        + (f"  LRU {sci(r.lru.norms[k])} (scan {r.lru.scan_rounds} rounds, "
+                           f"loop {T} steps)" if r.lru is not None else ""))  # fmt: skip
         table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
         table.add_column("k back", no_wrap=True)
         for k in ks:
@@ -165,8 +173,13 @@ class GradflowView(SceneView):
         table.add_row("c path", *(sci(r.cell_path[k]) for k in ks))
         table.add_row("prod f", *(sci(r.forget_product[k]) for k in ks))
         table.add_row("dc total", *(sci(r.cell_norms[k]) for k in ks))
+        if r.lru is not None:
+            table.add_row("LRU dh", *(sci(r.lru.norms[k]) for k in ks))
         note = Text(f"LSTM mean f = {r.mean_forget:.3f}\nGRU mean z = {r.mean_update:.3f}",
                     style="bold")  # fmt: skip
+        if r.lru is not None:
+            note.append(f"\nLRU states: loop {T} steps, parallel scan {r.lru.scan_rounds} "
+                        f"rounds, max |loop - scan| {sci(r.lru.max_diff)}", style="")  # fmt: skip
         from rich.console import Group
 
         return Group(table, note)

@@ -17,6 +17,7 @@ from seqviz.ui.widgets.legend import ColorLegend
 from seqviz.ui.widgets.plots import (
     CIRCLE_COLOR,
     EIGEN_COLOR,
+    EXTRA_EIGEN_COLOR,
     EigenPlot,
     PlotLegend,
     Series,
@@ -114,7 +115,8 @@ class VanishingView(SceneView):
 
     def on_mount(self) -> None:
         self.query_one("#eig-legend", PlotLegend).show_keys(
-            [("eigenvalues", EIGEN_COLOR), ("unit circle |z| = 1", CIRCLE_COLOR)]
+            [("eigenvalues", EIGEN_COLOR), ("unit circle |z| = 1", CIRCLE_COLOR),
+             ("LRU λ (ring 0.9-0.999)", EXTRA_EIGEN_COLOR)]  # fmt: skip
         )
 
     def show_result(self, result: Any) -> None:
@@ -129,7 +131,7 @@ class VanishingView(SceneView):
             self.query_one("#heat-panel", Panel).set_caption(TANH_CAPTION, TANH_SHORT)
         else:
             self.query_one("#heat-panel", Panel).set_caption(LINEAR_CAPTION, LINEAR_SHORT)
-        self.query_one("#eig-plot", EigenPlot).set_eigenvalues(result.eigenvalues)
+        self.query_one("#eig-plot", EigenPlot).set_eigenvalues(result.eigenvalues, result.lru)
         k = np.arange(result.T, dtype=float)
         shown = {v.nonlinearity: " (heatmap)"}  # which curve belongs to the states drawn above
         series = [

@@ -23,6 +23,7 @@ from seqviz.ui.widgets.runs import RunLine, joined
 
 CIRCLE_COLOR = (120, 120, 120)
 EIGEN_COLOR = (255, 196, 0)
+EXTRA_EIGEN_COLOR = (90, 220, 220)
 
 
 @dataclass(frozen=True)
@@ -326,19 +327,26 @@ class EigenPlot(SafePlot):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._eig = np.zeros(0, dtype=complex)
+        self._extra = np.zeros(0, dtype=complex)
 
-    def set_eigenvalues(self, eigenvalues: np.ndarray) -> None:
+    def set_eigenvalues(self, eigenvalues: np.ndarray, extra: np.ndarray | None = None) -> None:
+        """The matrix's eigenvalues, and optionally a second set drawn in EXTRA_EIGEN_COLOR."""
         self._eig = np.asarray(eigenvalues, dtype=complex)
+        self._extra = np.zeros(0, dtype=complex) if extra is None else np.asarray(extra, complex)
         self.refresh()
 
     def _content_key(self) -> Hashable:
-        return _array_key(self._eig)
+        return (_array_key(self._eig), _array_key(self._extra))
 
     def _draw(self, upto: int | None) -> None:
         plt = self.plt
         theta = np.linspace(0, 2 * np.pi, 120)
         plt.plot(np.cos(theta).tolist(), np.sin(theta).tolist(), color=CIRCLE_COLOR, marker="hd")
         eig = self._eig[np.isfinite(self._eig)]
+        extra = self._extra[np.isfinite(self._extra)]
+        if extra.size:
+            plt.scatter(extra.real.tolist(), extra.imag.tolist(), color=EXTRA_EIGEN_COLOR,
+                        marker="dot")  # fmt: skip
         if eig.size:
             plt.scatter(eig.real.tolist(), eig.imag.tolist(), color=EIGEN_COLOR, marker="dot")
         radius = max(1.25, float(np.max(np.abs(eig))) * 1.1 if eig.size else 1.25)

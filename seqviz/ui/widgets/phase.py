@@ -1,0 +1,269 @@
+"""Phase portrait (flow arrows, runs, fixed points) and a labelled grid map, drawn as characters."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from rich.style import Style
+from rich.text import Text
+from textual.widget import Widget
+
+from seqviz.ui.widgets.colormap import Colormap
+
+ARROWS = "→↗↑↖←↙↓↘"
+STYLES = {
+    "flow": Style(color="#5a6472"),
+    "flow-fast": Style(color="#8a96a8"),
+    "run": Style(color="#6fa8ff"),
+    "live": Style(color="#3ee0e0", bold=True),
+    "stable": Style(color="#5ec962", bold=True),
+    "saddle": Style(color="#ff9a3c", bold=True),
+    "unstable": Style(color="#ff5a5a", bold=True),
+    "direction": Style(color="#ff9a3c"),
+    "now": Style(color="#ffffff", bold=True),
+    "axis": Style(color="#8a8a8a"),
+}
+MARKS = {"stable": "●", "saddle": "○", "unstable": "◎"}
+
+
+class PhasePortrait(Widget, can_focus=True):
+    """A 2-D picture in plane coordinates: arrows of the flow, the run up to a frame, a live
+    trail, fixed points (stable filled, saddles hollow with their unstable direction).
+
+    Focusable, so the view's pulse keys reach it (tab moves on to the parameters)."""
+
+    DEFAULT_CSS = """
+    PhasePortrait {
+        width: 1fr;
+        height: 1fr;
+        min-height: 6;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._bounds = (-1.0, 1.0, -1.0, 1.0)
+        self._flow: np.ndarray | None = None  # (rows, cols, 2)
+        self._runs = np.zeros((0, 0, 2))
+        self._upto = 0
+        self._points = np.zeros((0, 2))
+        self._kinds: tuple[str, ...] = ()
+        self._dirs = np.zeros((0, 2))
+        self._trail = np.zeros((0, 2))
+        self._now: np.ndarray | None = None
+        self._labels = ("x", "y")
+
+    def set_picture(
+        self,
+        bounds: Sequence[float],
+        flow: np.ndarray,
+        run: np.ndarray,  # (runs, T, 2)
+        points: np.ndarray,
+        kinds: Sequence[str],
+        directions: np.ndarray,
+        labels: tuple[str, str],
+    ) -> None:
+        self._bounds = (float(bounds[0]), float(bounds[1]), float(bounds[2]), float(bounds[3]))
+        runs = np.asarray(run)
+        self._flow, self._runs = flow, runs if runs.ndim == 3 else runs[None]
+        self._points, self._kinds, self._dirs = np.asarray(points), tuple(kinds), directions
+        self._labels = labels
+        self._upto = self._runs.shape[1]
+        self._trail = np.zeros((0, 2))
+        self._now = None
+        self.refresh()
+
+    def set_upto(self, count: int) -> None:
+        """Draw the run's first `count` states (the state `count - 1` marked as now)."""
+        if count != self._upto:
+            self._upto = count
+            self.refresh()
+
+    def set_live(self, trail: np.ndarray, now: np.ndarray | None) -> None:
+        """A live trail (n, 2) after key pulses, ending in the current state `now`."""
+        self._trail, self._now = np.asarray(trail).reshape(-1, 2), now
+        self.refresh()
+
+    # --- drawing ---------------------------------------------------------------------------
+    def _cell(self, p: np.ndarray, w: int, h: int) -> tuple[int, int] | None:
+        x0, x1, y0, y1 = self._bounds
+        if not (np.all(np.isfinite(p)) and x1 > x0 and y1 > y0):
+            return None
+        c = int(round((p[0] - x0) / (x1 - x0) * (w - 1)))
+        r = int(round((y1 - p[1]) / (y1 - y0) * (h - 1)))
+        return (r, c) if 0 <= r < h and 0 <= c < w else None
+
+    def _path(
+        self,
+        grid: list[list[tuple[str, str]]],
+        pts: np.ndarray,
+        char: str,
+        style: str,
+        w: int,
+        h: int,
+    ) -> None:
+        prev: tuple[int, int] | None = None
+        for p in pts:
+            cell = self._cell(p, w, h)
+            if cell is None:
+                prev = None
+                continue
+            if prev is not None:  # fill the gap of a jump so the path stays connected
+                n = max(abs(cell[0] - prev[0]), abs(cell[1] - prev[1]))
+                for k in range(1, n):
+                    r = prev[0] + round((cell[0] - prev[0]) * k / n)
+                    c = prev[1] + round((cell[1] - prev[1]) * k / n)
+                    grid[r][c] = (char, style)
+            grid[cell[0]][cell[1]] = (char, style)
+            prev = cell
+
+    def render(self) -> Text:
+        w, h = self.size.width, self.size.height - 1  # the last line holds the axis labels
+        if w < 4 or h < 2:
+            return Text("")
+        grid: list[list[tuple[str, str]]] = [[(" ", "flow")] * w for _ in range(h)]
+        self._draw_flow(grid, w, h)
+        for run in self._runs:
+            self._path(grid, run[: self._upto], "·", "run", w, h)
+        self._path(grid, self._trail, "•", "live", w, h)
+        x0, x1, y0, y1 = self._bounds
+        reach = 0.07 * max(x1 - x0, y1 - y0)
+        for p, kind, d in zip(self._points, self._kinds, self._dirs, strict=False):
+            if kind != "stable" and np.any(d):
+                seg = p + np.outer(np.linspace(-reach, reach, 2 * w), d)
+                for q in seg:
+                    cell = self._cell(q, w, h)
+                    if cell is not None:
+                        grid[cell[0]][cell[1]] = ("∙", "direction")
+        for p, kind in zip(self._points, self._kinds, strict=False):
+            cell = self._cell(p, w, h)
+            if cell is not None:
+                grid[cell[0]][cell[1]] = (MARKS.get(kind, "?"), kind)
+        now = self._now
+        if now is None and len(self._runs) and 0 < self._upto <= self._runs.shape[1]:
+            now = self._runs[0, self._upto - 1]
+        if now is not None:
+            cell = self._cell(now, w, h)
+            if cell is not None:
+                grid[cell[0]][cell[1]] = ("◆", "live" if self._now is not None else "now")
+        text = Text(no_wrap=True, overflow="crop")
+        for row in grid:
+            run_char, run_style = "", row[0][1]
+            for char, style in row:
+                if style != run_style:
+                    text.append(run_char, STYLES[run_style])
+                    run_char, run_style = "", style
+                run_char += char
+            text.append(run_char + "\n", STYLES[run_style])
+        label = (
+            f"{x0:.2g} … {self._labels[0]} → … {x1:.2g}   ↑ {self._labels[1]} {y0:.2g} … {y1:.2g}"
+        )
+        text.append(label[:w], STYLES["axis"])
+        return text
+
+    def _draw_flow(self, grid: list[list[tuple[str, str]]], w: int, h: int) -> None:
+        flow = self._flow
+        if flow is None or flow.size == 0:
+            return
+        rows, cols, _ = flow.shape
+        x0, x1, y0, y1 = self._bounds
+        speed = np.hypot(flow[..., 0], flow[..., 1])
+        finite = speed[np.isfinite(speed)]
+        typical = float(np.median(finite)) if finite.size else 0.0
+        for r in range(0, h, 2):
+            for c in range(1, w, 4):
+                fr = min(rows - 1, int(round(r / max(h - 1, 1) * (rows - 1))))
+                fc = min(cols - 1, int(round(c / max(w - 1, 1) * (cols - 1))))
+                u, v = flow[fr, fc]
+                if not (math.isfinite(u) and math.isfinite(v)):
+                    continue
+                # The cell grid is stretched: scale so a drawn arrow points where the flow goes.
+                du = u / (x1 - x0) * w
+                dv = v / (y1 - y0) * h
+                if math.hypot(du, dv) < 1e-9:
+                    grid[r][c] = ("·", "flow")
+                    continue
+                k = int(round(math.atan2(dv, du) / (math.pi / 4))) % 8
+                fast = speed[fr, fc] > typical
+                grid[r][c] = (ARROWS[k], "flow-fast" if fast else "flow")
+
+
+class GridMap(Widget):
+    """A (rows, cols) array as coloured blocks with row and column tick labels."""
+
+    DEFAULT_CSS = """
+    GridMap {
+        width: 1fr;
+        height: 1fr;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._data: np.ndarray | None = None
+        self._cmap: Colormap | None = None
+        self._rows: tuple[str, ...] = ()
+        self._cols: tuple[str, ...] = ()
+        self._upto = 0
+        self._marks: set[tuple[int, int]] = set()
+
+    def set_data(
+        self,
+        data: np.ndarray,
+        cmap: Colormap,
+        row_labels: Sequence[str],
+        col_labels: Sequence[str],
+        marks: Sequence[tuple[int, int]] = (),
+    ) -> None:
+        self._data, self._cmap = np.asarray(data), cmap
+        self._rows, self._cols = tuple(row_labels), tuple(col_labels)
+        self._upto = self._data.shape[0]
+        self._marks = set(marks)
+        self.refresh()
+
+    def set_upto(self, rows: int) -> None:
+        if rows != self._upto:
+            self._upto = rows
+            self.refresh()
+
+    def render(self) -> Text:
+        if self._data is None or self._cmap is None:
+            return Text("")
+        data, cmap = self._data, self._cmap
+        n_rows, n_cols = data.shape
+        gutter = max(len(s) for s in self._rows) + 1
+        cell_w = max(1, min(3, (self.size.width - gutter) // max(n_cols, 1)))
+        height = max(1, self.size.height - 1)
+        step = max(1, math.ceil(n_rows / height))
+        # Up to two lines per row when there is room, spread evenly over the height.
+        shown = len(range(n_rows - 1, -1, -step))
+        total = min(height, 2 * shown) if step == 1 else shown
+        bins = cmap.bins(data)
+        text = Text(no_wrap=True, overflow="crop")
+        # Largest radius on top, like a y axis.
+        for k, i in enumerate(range(n_rows - 1, -1, -step)):
+            repeat = max(1, (k + 1) * total // shown - k * total // shown)
+            for line in range(repeat):
+                label = self._rows[i] if line == repeat - 1 else ""
+                text.append(label.rjust(gutter - 1) + " ", "dim")
+                for j in range(n_cols):
+                    if i >= self._upto:
+                        text.append(" " * cell_w)
+                        continue
+                    color = cmap.color(int(bins[i, j]))
+                    mark = "◇" if (i, j) in self._marks and line == repeat - 1 else ""
+                    text.append(
+                        mark.center(cell_w) if mark else " " * cell_w,
+                        Style(bgcolor=color, color="white", bold=True),
+                    )
+                text.append("\n")
+        ticks = [" "] * (n_cols * cell_w)
+        for j in range(0, n_cols, max(1, 6 // cell_w)):
+            label = self._cols[j]
+            pos = j * cell_w
+            if pos + len(label) <= len(ticks):
+                ticks[pos : pos + len(label)] = list(label)
+        text.append(" " * gutter + "".join(ticks), "dim")
+        return text

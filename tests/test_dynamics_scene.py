@@ -1,0 +1,115 @@
+"""The dynamics scene: results, key pulses (Pilot), snapshots; the LRU in gradflow and vanishing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from seqviz.scenes import get_scene
+
+SIZES = [(80, 24), (160, 50)]
+
+
+def test_two_unit_mode_finds_the_nine_points_and_the_flow_points_at_the_corners():
+    scene = get_scene("dynamics")
+    r = scene.compute(scene.make({"mode": "two-unit"}))
+    kinds = [p.kind for p in r.fixed.points]
+    assert (
+        kinds.count("stable") == 4 and kinds.count("saddle") == 4 and kinds.count("unstable") == 1
+    )
+    # Every run with no input ends on a stable corner.
+    ends = r.portrait.trajectory[:, -1]  # (runs, 2)
+    assert np.all(np.abs(np.abs(ends) - 0.9575) < 1e-2)
+    # The flow at the top-right of the picture points back inside, towards (+h*, +h*).
+    assert r.portrait.flow[0, -1, 0] < 0 and r.portrait.flow[0, -1, 1] < 0
+
+
+def test_rotation_has_no_stable_point():
+    scene = get_scene("dynamics")
+    r = scene.compute(scene.make({"mode": "two-unit", "w12": -1.0, "w21": 1.0}))
+    assert [p.kind for p in r.fixed.points] == ["unstable"]
+
+
+def test_chaos_mode_grid_and_edge():
+    from seqviz.scenes.dynamics import edge
+
+    scene = get_scene("dynamics")
+    r = scene.compute(scene.make({"mode": "chaos", "hidden": 32, "horizon": 300}))
+    assert r.grid.lyap.shape == (20, 20)
+    assert r.grid.lyap[0, 0] < 0 < r.grid.lyap[-1, 0]
+    lo, hi = edge(r, 0)
+    i = list(r.grid.rhos).index(lo)
+    assert r.grid.lyap[i, 0] < 0 <= r.grid.lyap[i + 1, 0] and hi > lo
+
+
+async def test_key_pulse_moves_the_state_to_another_attractor(make_app, ready):
+    app = make_app("dynamics", {"mode": "two-unit"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        view = app.query_one("DynamicsView")
+        before = view.current_state().copy()
+        key = "j" if before[0] > 0 else "u"  # kick unit 1 across zero
+        await pilot.press(key)
+        await pilot.pause()
+        after = view.current_state()
+        assert np.sign(after[0]) == -np.sign(before[0])
+        assert abs(abs(after[0]) - 0.9575) < 1e-2 and abs(after[1] - before[1]) < 1e-2
+        from seqviz.ui.export import screen_text
+
+        assert "after " + ("-1" if key == "j" else "+1") in screen_text(app)
+        await pilot.press("o")  # the two-unit net has no third input: a notice, no crash
+        await pilot.pause()
+        assert np.allclose(view.current_state(), after)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_dynamics_at_defaults(size, snap_compare, make_app, until_drawn):
+    assert snap_compare(make_app("dynamics"), terminal_size=size, run_before=until_drawn)
+
+
+def test_dynamics_chaos_snapshot(snap_compare, make_app, until_drawn):
+    app = make_app("dynamics", {"mode": "chaos"})
+    assert snap_compare(app, terminal_size=(160, 50), run_before=until_drawn)
+
+
+def test_gradflow_has_the_linear_recurrence_and_its_scan():
+    scene = get_scene("gradflow")
+    r = scene.compute(scene.make({"steps": 200, "lru_rmin": 0.5, "lru_rmax": 0.99}))
+    assert r.lru.scan_rounds == 8 and r.lru.max_diff < 1e-12
+    mods = np.abs(r.lru.eigenvalues)
+    assert np.all((mods >= 0.5) & (mods <= 0.99))
+    # A diagonal linear recurrence keeps |dL/dh| = sqrt(mean |lambda|^2k): no tanh slopes.
+    k = 50
+    assert r.lru.norms[k] == pytest.approx(np.sqrt(np.mean(mods ** (2 * k))))
+    assert r.lru.norms[k] > r.norms["rnn"][k]
+
+
+def test_vanishing_shows_lru_eigenvalues_inside_the_circle():
+    scene = get_scene("vanishing")
+    r = scene.compute(scene.defaults())
+    assert r.lru.shape == (r.values.hidden,)
+    assert np.all(np.abs(r.lru) < 1) and np.all(np.abs(r.lru) >= 0.9)
+
+
+def test_ui_bench_measures_the_dynamics_scene(capsys, monkeypatch):
+    import json
+
+    from seqviz.ui import bench
+
+    assert "dynamics" in bench.SCENES
+    monkeypatch.setattr(bench, "SCENES", ("dynamics",))
+    monkeypatch.setattr(bench, "FRAMES", 4)
+    monkeypatch.setattr(bench, "CHANGES", 1)
+    monkeypatch.setattr(bench, "QUICK_LONG_RUN_FRAMES", 3)
+    assert bench.run_ui_bench(json=True, quick=True) == 0
+    assert json.loads(capsys.readouterr().out)["fps_by_scene"]["dynamics"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [(100, 30), (120, 40)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_demo_numbers_are_visible_at_lecture_sizes(size):
+    # 160x50 and 80x24 are covered for every demo by test_demo_run.
+    from seqviz.lecture import find_demo
+    from seqviz.lecture.runner import check_demo
+
+    assert await check_demo(find_demo("dynamics"), size) == []
