@@ -44,7 +44,8 @@ def test_gru_and_random_are_one_choice_away():
     from seqviz.scenes.gates import hidden
 
     assert "cell" in hidden(scene.defaults()) and "seed" in hidden(scene.defaults())
-    assert hidden(scene.make({"model": "random"})) == frozenset({"weights"})
+    # the weights path, and layer/direction (only a stacked weights file has them)
+    assert hidden(scene.make({"model": "random"})) == frozenset({"weights", "layer", "direction"})
     assert "seed" not in hidden(scene.make({"model": "file"}))  # a bare cell's char vectors
 
 

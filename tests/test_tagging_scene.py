@@ -100,3 +100,21 @@ def test_demo_numbers_are_on_screen_at_every_size():
 
     assert {(100, 30), (120, 40), (160, 50)} <= set(DEMO_SIZES)
     assert asyncio.run(check_demo(find_demo("tagging"))) == []
+
+
+def test_the_gates_scene_reads_words_through_a_shipped_tagger():
+    from seqviz.models import get
+    from seqviz.scenes.gates import SCENE as GATES
+    from seqviz.scenes.gates import compute as gates_compute
+    from seqviz.scenes.gates import describe
+
+    path = str(get("tagger-bi").path)
+    v = GATES.make({"model": "file", "weights": path, "text": "Morgan Labs sees the dog",
+                    "layer": 1, "direction": "reverse"})  # fmt: skip
+    r = gates_compute(v)
+    assert r.tokens == ("Morgan", "Labs", "sees", "the", "dog") and r.level == "word"
+    assert r.input_size == 48 and r.gates.shape == (5, 4, 24)
+    # The reverse cell's state at the last word has read that word only: the tagging scene's.
+    tagging = compute(SCENE.make({"text": "Morgan Labs sees the dog", "layer": 1}))
+    np.testing.assert_allclose(r.h, tagging.backward[1])
+    assert "a tagger, 2-layer bidirectional lstm" in describe(v)

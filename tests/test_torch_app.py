@@ -66,8 +66,7 @@ async def test_gates_scene_shows_the_loaded_model(tmp_path, make_app, ready, cel
 @pytest.mark.parametrize(
     "make, words",
     [
-        (lambda: torch.nn.LSTM(5, 7, num_layers=2), "single-layer, one-direction"),
-        (lambda: torch.nn.GRU(5, 7, bidirectional=True), "1-layer bidirectional gru"),
+        (lambda: torch.nn.LSTM(5, 7, num_layers=2, proj_size=3), "weight_hr_l0"),
         (lambda: torch.nn.RNN(5, 7), "the gates scene shows lstm or gru"),
     ],
 )
@@ -77,3 +76,57 @@ def test_unsupported_models_are_refused_in_one_sentence(tmp_path, capsys, make, 
     err = capsys.readouterr().err
     assert err.startswith("seqviz: error: ") and err.count("\n") == 1
     assert words in err
+
+
+@pytest.mark.parametrize(
+    "layer, direction", [(0, "forward"), (0, "reverse"), (1, "forward"), (1, "reverse")]
+)
+async def test_gates_scene_shows_any_cell_of_a_stack(tmp_path, make_app, ready, layer, direction):
+    """A 2-layer bidirectional nn.LSTM: each cell's h is PyTorch's, picked by layer/direction."""
+    from seqviz.scenes.gates import embed
+
+    torch.manual_seed(2)
+    module = torch.nn.LSTM(5, 4, num_layers=2, bidirectional=True)
+    path = _save(tmp_path, module, "bi.pt")
+    args = build_parser().parse_args(
+        [
+            "--weights",
+            str(path),
+            "--set",
+            "text=hello there",
+            "--set",
+            f"layer={layer}",
+            "--set",
+            f"direction={direction}",
+        ]
+    )
+    scene, values = resolve(args)
+    # PyTorch's per-layer outputs: layer 0 alone, then the whole stack for layer 1.
+    x = torch.tensor(embed("hello there", 5, values.seed), dtype=torch.float32)[:, None]
+    single = torch.nn.LSTM(5, 4, bidirectional=True)
+    single.load_state_dict({k: v for k, v in module.state_dict().items() if "_l0" in k})
+    with torch.no_grad():
+        out = (module if layer else single)(x)[0][:, 0].double().numpy()  # (T, 8)
+    want = out[:, 4:] if direction == "reverse" else out[:, :4]
+    app = make_app(scene, asdict(values))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        r = app.result
+        assert r.input_size == (5 if layer == 0 else 8)
+        np.testing.assert_allclose(r.h, want, rtol=1e-5, atol=1e-6)
+        assert r.source.endswith(f"layer {layer} {direction} of a 2-layer bidirectional lstm "
+                                 "(hidden 4)")  # fmt: skip
+        assert f"layer {layer} {direction}" in screen_text(app)  # in the readout
+        app.set_param("layer", 2)
+        await ready(app, pilot)
+        assert "layer 2 does not exist; this stack has layers 0-1" in app._error
+
+
+def test_a_unidirectional_stack_has_no_reverse_cell(tmp_path, capsys):
+    path = _save(tmp_path, torch.nn.GRU(3, 4, num_layers=2), "deep.pt")
+    from seqviz.scenes.gates import SCENE, compute, hidden
+
+    v = SCENE.make({"model": "file", "weights": str(path), "text": "abc", "layer": 1})
+    assert compute(v).input_size == 4 and "layer" not in hidden(v)
+    with pytest.raises(ValueError, match="reverse exists only in a bidirectional stack"):
+        compute(SCENE.make({"model": "file", "weights": str(path), "direction": "reverse"}))

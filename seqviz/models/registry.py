@@ -76,8 +76,11 @@ def load(name_or_path: str | os.PathLike[str], kind: str | None = None) -> Any:
 
 def load_params(name_or_path: str | os.PathLike[str]) -> Any:
     """The recurrent cell (core `Params`) of a shipped model, a model file or a weights file
-    (.npz written by `Params.save`, or a PyTorch state_dict): what the gates scene shows."""
+    (.npz written by `Params.save`, or a PyTorch state_dict): what the gates scene shows. A
+    stacked or bidirectional network (a tagger, a .pt of nn.LSTM(num_layers=2)) gives its
+    `StackParams`."""
     from seqviz.core.params import Params
+    from seqviz.core.stack_params import StackParams
     from seqviz.models.format import file_kind, load_file, read_arrays
 
     p = resolve(name_or_path)
@@ -86,8 +89,9 @@ def load_params(name_or_path: str | os.PathLike[str]) -> Any:
     if p.is_file() and p.suffix.lower() == ".npz":
         kind = file_kind(read_arrays(p, "a weights file (.npz)"))
         if kind is not None:
-            params = getattr(load_file(p, kind), "params", None)
-            if not isinstance(params, Params):
+            model = load_file(p, kind)
+            params = getattr(model, "params", None) or getattr(model, "stack", None)
+            if not isinstance(params, (Params, StackParams)):
                 raise ValueError(f"{str(p)!r} holds a {kind} model, which has no single cell.")
             return params
     return Params.load(p)

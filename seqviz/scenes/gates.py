@@ -21,6 +21,7 @@ GATE_LABELS = {
     "n": "candidate n",
 }
 SIGNED = {"g", "n"}  # tanh outputs in (-1, 1); the rest are sigmoids in (0, 1)
+DIRECTIONS = ("forward", "reverse")
 
 # shipped LMs with a gated cell (registry names; agreement-rnn has no gates to show)
 MODELS = ("agreement", "agreement-gru", "random", "file")
@@ -48,8 +49,13 @@ SPECS = (
     ParamSpec("unit", "unit cursor", "int", 0, 0, 63, 1, recompute=False,
               help="which unit's traces to plot"),
     ParamSpec("weights", "weights file", "text", "", min_length=0, max_length=400, live=False,
-              help="model=file: a `seqviz train` model or a saved cell (.npz/.pt)"),
+              help="model=file: a `seqviz train` model, a tagger or saved weights (.npz/.pt)"),
+    ParamSpec("layer", "layer", "int", 0, 0, 7, 1,
+              help="a stacked weights file: which layer's cell to show (0 reads the input)"),
+    ParamSpec("direction", "direction", "choice", "forward", choices=DIRECTIONS,
+              help="a bidirectional weights file: the left-to-right or the right-to-left cell"),
 )  # fmt: skip
+STACK_ONLY = ("layer", "direction")
 
 
 @dataclass(frozen=True)
@@ -110,11 +116,6 @@ def load_weights(path: str) -> Any:
     if not file.exists():
         raise ValueError(f"weights file {path!r} does not exist")
     params = _load(str(file), file.stat().st_mtime)
-    if getattr(params, "num_layers", 1) > 1 or getattr(params, "bidirectional", False):
-        raise ValueError(
-            f"{path} holds a {params.describe()}; the gates scene shows a single-layer, "
-            "one-direction lstm or gru"
-        )
     if params.cell not in GATE_NAMES:
         raise ValueError(f"{path} holds an {params.cell} cell; the gates scene shows lstm or gru")
     return params
@@ -169,8 +170,14 @@ def describe(v: Any) -> str:
     """The loaded model as the parameter panel shows it: cell, sizes, vocabulary."""
     try:
         lm = load_model(v)
+        tagger = load_tagger_file(v)
+        weights = load_weights(v.weights) if v.model == "file" and lm is None else None
     except ValueError as exc:
         return str(exc)
+    if tagger is not None:
+        return f"{v.weights}: a tagger, {tagger.describe()}, {len(tagger.vocab)} words known"
+    if weights is not None and is_stack(weights):
+        return f"{v.weights}: a {weights.describe()}, random char vectors"
     if lm is None:
         return "" if v.model == "random" else f"{v.weights}: a bare cell, random char vectors"
     p = lm.params
@@ -184,10 +191,17 @@ def hidden(v: Any) -> frozenset[str]:
     """Rows the panel hides: the random network's knobs once a model is loaded (the model sets
     them), and the weights path unless model=file."""
     if v.model == "random":
-        return frozenset({"weights"})
+        return frozenset({"weights", *STACK_ONLY})
     if v.model == "file":
-        return frozenset(FROM_FILE)
-    return frozenset((*RANDOM_ONLY, "weights"))
+        return frozenset(FROM_FILE) | (frozenset() if _file_is_stack(v) else frozenset(STACK_ONLY))
+    return frozenset((*RANDOM_ONLY, "weights", *STACK_ONLY))
+
+
+def _file_is_stack(v: Any) -> bool:
+    try:
+        return load_tagger_file(v) is not None or is_stack(load_weights(v.weights))
+    except (ValueError, OSError):
+        return False
 
 
 def make_params(v: Any) -> Any:
@@ -201,9 +215,43 @@ def make_params(v: Any) -> Any:
                          variant=variant, scale=scale)  # fmt: skip
 
 
+@lru_cache(maxsize=4)
+def _load_tagger(path: str, mtime: float) -> Any:
+    from seqviz.models.tagger import load_tagger
+
+    del mtime  # part of the cache key only
+    return load_tagger(path)
+
+
+def load_tagger_file(v: Any) -> Any:
+    """The tagger in the weights file (it reads words through its own embedding), or None."""
+    import os
+
+    path = v.weights
+    if v.model != "file" or not path.lower().endswith(".npz") or not os.path.exists(path):
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            tag = str(f["format"]) if "format" in f.files else ""
+    except Exception:
+        return None
+    return _load_tagger(path, os.path.getmtime(path)) if tag.startswith("seqviz-tagger-") else None
+
+
+def is_stack(params: Any) -> bool:
+    return getattr(params, "num_layers", 1) > 1 or bool(getattr(params, "bidirectional", False))
+
+
 def inputs(v: Any) -> tuple[Any, Any, np.ndarray, tuple[str, ...]]:
-    """(trained LM or None, cell Params, input (T, d_in), the token each step reads): a trained
-    LM reads `<s>` and then the text through its own vocabulary and embedding."""
+    """(trained LM or None, cell Params or StackParams, input (T, d_in), the token each step
+    reads): a trained LM reads `<s>` and then the text through its own vocabulary and
+    embedding; a tagger reads the words through its own."""
+    tagger = load_tagger_file(v)
+    if tagger is not None:
+        from seqviz.tasks.tagging import tokenize
+
+        words = tokenize(v.text, tagger.vocab)
+        return None, tagger.stack, tagger.parameters()["emb"][tagger.ids(words)], tuple(words)
     lm = load_model(v)
     if lm is None:
         params = make_params(v)
@@ -213,30 +261,50 @@ def inputs(v: Any) -> tuple[Any, Any, np.ndarray, tuple[str, ...]]:
     return lm, lm.params, x, (start, *(lm.vocab[i] for i in ids[1:]))
 
 
-def compute(v: Any) -> GatesResult:
-    from seqviz.core import trace
+def run_cell(params: Any, x: np.ndarray, v: Any) -> tuple[Any, Any, str]:
+    """(the cell's Params, its Trace, where it sits): a stack runs whole (layer k reads layer
+    k-1's output) and the cell at (v.layer, v.direction) is picked; its Trace is in the order
+    the cell read, right to left for the reverse direction."""
+    from seqviz.core import StackParams, trace, trace_stack
 
+    if isinstance(params, StackParams) and not is_stack(params):
+        params = params.cells[0]
+    if not isinstance(params, StackParams):
+        return params, trace(params, x), ""
+    cell = params.layer(v.layer, v.direction)  # a ValueError names the layers it has
+    st = trace_stack(params, x)
+    where = f"layer {v.layer}" + (f" {v.direction}" if params.bidirectional else "")
+    return cell, st.cell(v.layer, v.direction), f"{where} of a {params.describe()}"
+
+
+def compute(v: Any) -> GatesResult:
     lm, params, x, tokens = inputs(v)
+    tagger = load_tagger_file(v)
     source = "random" if v.model == "random" else (v.weights if v.model == "file" else v.model)
-    tr = trace(params, x)
+    cell, tr, where = run_cell(params, x, v)
+    if where:
+        source = f"{source}, {where}"
     assert tr.gates is not None  # make_params gives an lstm or gru cell, which has gates
+    # Time order for the maps: a reverse cell's trace runs from the last token to the first.
+    flip = (lambda a: a[::-1]) if where and v.direction == "reverse" else (lambda a: a)
     return GatesResult(
         values=v,
-        cell=params.cell,
-        variant=params.variant,
+        cell=cell.cell,
+        variant=cell.variant,
         text=v.text,
-        gate_names=GATE_NAMES[params.cell],
-        gates=tr.gates,
-        c=tr.c,
-        h=tr.h,
-        hidden=params.hidden_size,
-        input_size=params.input_size,
-        n_params=params.n_params,
+        gate_names=GATE_NAMES[cell.cell],
+        gates=flip(tr.gates),
+        c=None if tr.c is None else flip(tr.c),
+        h=flip(tr.h),
+        hidden=cell.hidden_size,
+        input_size=cell.input_size,
+        n_params=cell.n_params,
         source=source,
         overflow=tr.overflow,
         tokens=tokens,
-        level=lm.level if lm is not None else "char",
-        vocab_size=len(lm.vocab) if lm is not None else 0,
+        level="word" if lm is not None and lm.level == "word" or tagger is not None else "char",
+        # counted like an LM's vocabulary, which holds <s> and </s> besides the words
+        vocab_size=len(lm.vocab) if lm is not None else (len(tagger.vocab) + 2 if tagger else 0),
     )
 
 
@@ -259,10 +327,11 @@ def frames(result: GatesResult) -> int:
 
 def traces(result: GatesResult) -> dict[str, Any]:
     """The cell on screen reading the typed text."""
-    from seqviz.core import trace
-
     _, params, x, _ = inputs(result.values)
-    return {params.cell: trace(params, x)}
+    cell, tr, where = run_cell(params, x, result.values)
+    v = result.values
+    suffix = f"-l{v.layer}" + ("-reverse" if v.direction == "reverse" else "") if where else ""
+    return {cell.cell + suffix: tr}
 
 
 def _parse_unit(text: str) -> int:

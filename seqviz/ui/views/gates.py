@@ -203,7 +203,8 @@ class GatesView(SceneView):
             return ""
         r = self.result
         if r.level == "word":
-            shown = " ".join(r.tokens[1:frame])
+            first = 1 if r.tokens[:1] == ("<s>",) else 0  # a tagger reads no <s>
+            shown = " ".join(r.tokens[first:frame])
             return f"read {frame}/{len(r.tokens)} words: '{shown[-32:]}'"
         text = "".join(r.tokens[1:]) if r.tokens and r.tokens[0] == "▸" else r.text
         shown = text[: max(0, frame - (len(r.tokens) - len(text)))]
