@@ -123,4 +123,4 @@ def test_export_of_a_random_stack(tmp_path, capsys):
     data = np.load(out)
     assert data["h"].shape == (5, 8) and data["h_l1_reverse"].shape == (5, 4)
     assert main(["export", "--cell", "gru", "--layers", "0", "--out", str(out)]) == 2
-    assert "--layers must be at least 1" in capsys.readouterr().err
+    assert "--layers must be from 1 to" in capsys.readouterr().err
