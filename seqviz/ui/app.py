@@ -31,64 +31,27 @@ from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
-from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from seqviz.scenes import get_scene, scenes
 from seqviz.scenes.base import Scene
+from seqviz.ui.compat_textual import SafeCommandPalette, clear_styles_cache
 from seqviz.ui.export import ExportCommands, screenshot_action, trace_action
 from seqviz.ui.help import HelpScreen
-from seqviz.ui.palette import ParamCommands, SafeCommandPalette
+from seqviz.ui.messages import ComputeFailed, TraceReady
+from seqviz.ui.palette import ParamCommands
+from seqviz.ui.playback import Playback, check_speed
+from seqviz.ui.status import param_hint, play_state, status_text
 from seqviz.ui.views.base import SceneView
 from seqviz.ui.widgets.controls import ParamChanged, ParamFocused, ParamPanel
 from seqviz.ui.widgets.footer import FittingFooter
 from seqviz.ui.widgets.scenebar import SceneBar, SceneTab
 
-SPEEDS = (1, 2, 5, 10, 15, 20, 30, 45, 60)
 COMPACT_WIDTH = 120
 COMPACT_HEIGHT = 34
 COMPILING = "compiling kernels (first launch only)…"
-
-
-class TraceReady(Message):
-    """A worker finished computing ``result`` for ``values`` of ``scene_name``."""
-
-    def __init__(self, generation: int, scene_name: str, values: Any, result: Any) -> None:
-        super().__init__()
-        self.generation = generation
-        self.scene_name = scene_name
-        self.values = values
-        self.result = result
-
-    def can_replace(self, message: Message) -> bool:
-        # A newer result makes an older one still in the queue worthless.
-        return isinstance(message, TraceReady)
-
-
-class ComputeFailed(Message):
-    def __init__(self, generation: int, error: str) -> None:
-        super().__init__()
-        self.generation = generation
-        self.error = error
-
-
-def _drop_removed_line_caches() -> None:
-    """Let the removed view's rendered lines go.
-
-    Textual memoises ``StylesCache.get_inner_outer`` in an lru_cache (1024 entries) whose key is
-    each widget's StylesCache, so the line caches of up to 1024 removed widgets stay reachable:
-    about 55 MB after 30 scene switches here. Emptying it after a view is removed keeps memory
-    flat; it refills with the live widgets on the next paint. Guarded: an internal of Textual's.
-    """
-    try:
-        from textual._styles_cache import StylesCache
-    except ImportError:
-        return
-    clear = getattr(getattr(StylesCache, "get_inner_outer", None), "cache_clear", None)
-    if callable(clear):
-        clear()
 
 
 class SeqvizApp(App[None]):
@@ -133,13 +96,8 @@ class SeqvizApp(App[None]):
         self._values[first.name] = first.make(values)
         self.scene: Scene = first
         self.animation_enabled = animate
-        self.check_speed(speed)
-        self.speed = float(speed)
-        self.frame = 0
-        self.n_frames = 0
-        self.playing = False
+        self.playback = Playback(speed, follow_end=not autoplay)
         self._autoplay = autoplay
-        self._follow_end = not autoplay
         self._generation = 0
         self._shown_generation = -1
         self._result: Any = None
@@ -190,6 +148,23 @@ class SeqvizApp(App[None]):
         except Exception:
             pass  # not composed yet
 
+    # --- the animation cursor (its state is self.playback) --------------------------------------
+    @property
+    def frame(self) -> int:
+        return self.playback.frame
+
+    @property
+    def n_frames(self) -> int:
+        return self.playback.n_frames
+
+    @property
+    def playing(self) -> bool:
+        return self.playback.playing
+
+    @property
+    def speed(self) -> float:
+        return self.playback.speed
+
     # --- the programmatic interface -------------------------------------------------------------
     @property
     def values(self) -> Any:
@@ -210,7 +185,7 @@ class SeqvizApp(App[None]):
             return
         self.scene = scene
         self._focused_param = scene.specs[0].name
-        self._follow_end = True
+        self.playback.follow_end = True
         self.pause()
         self.call_next(self._sync_view)
         self._request_compute()
@@ -237,13 +212,13 @@ class SeqvizApp(App[None]):
     def play(self) -> None:
         if self.frame >= self.n_frames:
             self.seek(0)
-        self.playing = True
+        self.playback.play()
         if self._timer is not None and self.animation_enabled:
             self._timer.resume()
         self._update_status()
 
     def pause(self) -> None:
-        self.playing = False
+        self.playback.pause()
         if self._timer is not None:
             self._timer.pause()
         self._update_status()
@@ -263,27 +238,20 @@ class SeqvizApp(App[None]):
 
     def seek(self, frame: int) -> None:
         """Show frame ``frame`` (clamped to 0..n_frames)."""
-        self.frame = max(0, min(int(frame), self.n_frames))
-        self._follow_end = self.frame >= self.n_frames and self.n_frames > 0
+        self.playback.seek(frame)
         if self._view is not None and self._result is not None:
             self._view.show_frame(self.frame)
         self._update_status()
 
     def set_speed(self, speed: float) -> None:
         """Animation speed in frames per second (1..60)."""
-        self.check_speed(speed)
-        self.speed = float(speed)
+        self.playback.set_speed(speed)
         if self._timer is not None:
             self._timer.stop()
         self._timer = self.set_interval(1 / self.speed, self._tick, pause=not self.playing)
         self._update_status()
 
-    @staticmethod
-    def check_speed(speed: float) -> None:
-        if not 1 <= speed <= 60:
-            raise ValueError(
-                f"speed must be a number of frames per second from 1 to 60, not {speed}"
-            )
+    check_speed = staticmethod(check_speed)
 
     def set_banner(self, text: str | Text | None) -> None:
         """A caption line above the status line (lecture mode); None or "" hides it. A str is
@@ -368,10 +336,7 @@ class SeqvizApp(App[None]):
         if not self._compiled:
             self._compiled = True
             self.query_one("#notice", Static).display = False
-        self.n_frames = max(0, int(self.scene.frames(message.result)))
-        if self._follow_end:
-            self.frame = self.n_frames
-        self.frame = min(self.frame, self.n_frames)
+        self.playback.set_frames(self.scene.frames(message.result))
         with self.batch_update():
             view.show_result(message.result)
             view.show_values(self.values)
@@ -391,7 +356,7 @@ class SeqvizApp(App[None]):
             view_class = getattr(importlib.import_module(module_name), class_name)
             slot = self.query_one("#view-slot", Vertical)
             await slot.remove_children()
-            _drop_removed_line_caches()
+            clear_styles_cache()
             view = view_class(id=f"view-{scene.name}")
             view.scene_name = scene.name
             self._result = None
@@ -420,12 +385,10 @@ class SeqvizApp(App[None]):
     def _tick(self) -> None:
         if not self.playing:
             return
-        if self.frame >= self.n_frames:
-            self.pause()
-            return
-        self.seek(self.frame + 1)
-        if self.frame >= self.n_frames:
-            self.pause()
+        if self.playback.tick():
+            self.seek(self.frame)  # draws the frame and the status line
+        if not self.playing:
+            self.pause()  # at the end: stop the timer
 
     # --- status --------------------------------------------------------------------------------
     def _update_status(self) -> None:
@@ -434,32 +397,25 @@ class SeqvizApp(App[None]):
             bar = self.query_one(SceneBar)
         except Exception:
             return
-        state = "▶ playing" if self.playing else "❚❚ paused"
-        play = (bar, f"{state} · {self.speed:g} frames/s", f"{state[:2]} {self.speed:g}/s")
+        play = (bar, *play_state(self.playing, self.speed))
         if play != getattr(self, "_play_shown", None):  # an update forces a layout pass
             self._play_shown = play
             bar.set_play_state(play[1], play[2])
-        # Plain Text, not markup: frame labels contain the user's typed text ("[", "]").
-        parts: list[Text] = []
-        if self._shown_generation != self._generation and self._compiled:
-            parts.append(Text("computing…", style="bold"))
-        if self._view is not None and self._result is not None:
-            parts.append(Text(self._view.frame_label(self.frame)))
-        overflow = getattr(self._result, "overflow", None)
-        if overflow is not None:
-            parts.append(Text(f"overflow at step {overflow.step}", style="bold #ff2bd6"))
-        if self._error:
-            parts.append(Text(self._error, style="bold red"))
-        else:
-            try:
-                spec = self.scene.spec(self._focused_param)
-                off = self.scene.inactive_params(self.values).get(spec.name)
-                help_ = f"inactive: {off}" if off else f"{spec.help} ({spec.allowed()})"
-                parts.append(Text(f"{spec.name}: {help_}", style="dim"))
-            except ValueError:
-                pass
+        view, hint = self._view, None
+        spec = next((s for s in self.scene.specs if s.name == self._focused_param), None)
+        if spec is not None:
+            hint = param_hint(spec, self.scene.inactive_params(self.values).get(spec.name))
+        text = status_text(
+            computing=self._shown_generation != self._generation and self._compiled,
+            frame_label=view.frame_label(self.frame)
+            if view is not None and self._result is not None
+            else None,
+            overflow=getattr(self._result, "overflow", None),
+            error=self._error,
+            hint=hint,
+        )
         # #status is one line of fixed height and 1fr width: no layout pass needed per frame.
-        status.update(Text("  │  ").join(p for p in parts if p.plain), layout=False)
+        status.update(text, layout=False)
 
     # --- messages from widgets -----------------------------------------------------------------
     @on(ParamChanged)
@@ -513,12 +469,9 @@ class SeqvizApp(App[None]):
         self.set_param(spec.name, new)
 
     def action_speed(self, direction: int) -> None:
-        faster = [s for s in SPEEDS if s > self.speed]
-        slower = [s for s in SPEEDS if s < self.speed]
-        if direction > 0 and faster:
-            self.set_speed(faster[0])
-        elif direction < 0 and slower:
-            self.set_speed(slower[-1])
+        speed = self.playback.next_speed(direction)
+        if speed is not None:
+            self.set_speed(speed)
 
     def action_scene(self, number: int) -> None:
         names = list(scenes())

@@ -14,6 +14,8 @@ import statistics
 import time
 from typing import Any
 
+from seqviz.ui.compat_textual import paint_now
+
 SIZE = (160, 50)
 SCENES = ("vanishing", "memory", "gates", "gradflow", "decoding", "tagging", "dynamics")
 FRAMES = 120
@@ -33,10 +35,8 @@ def _rss_mb() -> float:
 
 
 async def _paint(app: Any, pilot: Any) -> None:
-    """Let every widget process its refresh messages, then lay out and render the changed
-    regions now (what the screen's update timer does), without Pilot.pause's idle sleeps."""
-    await pilot._wait_for_screen()
-    app.screen._on_timer_update()
+    """Lay out and render the changed regions now, without Pilot.pause's idle sleeps."""
+    await paint_now(app, pilot)
 
 
 async def _frame_rate(app: Any, pilot: Any, scene: str) -> float:

@@ -20,6 +20,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
 from seqviz.files import atomic_write
+from seqviz.ui.compat_textual import render_screen
 from seqviz.ui.palette import plain
 
 if TYPE_CHECKING:
@@ -123,11 +124,7 @@ def screen_text(app: Any) -> str:
                       force_terminal=True, color_system="truecolor", legacy_windows=False,
                       safe_box=False)  # fmt: skip
     # The same render App.export_screenshot uses, exported as text instead of SVG.
-    console.print(
-        app.screen._compositor.render_update(
-            full=True, screen_stack=getattr(app, "_background_screens", [])
-        )
-    )
+    console.print(render_screen(app))
     return console.export_text(styles=False)
 
 

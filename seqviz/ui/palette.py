@@ -5,39 +5,16 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
-from textual import events
-from textual.command import CommandList, CommandPalette, DiscoveryHit, Hit, Hits, Provider
+from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
 
+from seqviz.ui.compat_textual import SafeCommandPalette
+
+__all__ = ["ParamCommands", "SafeCommandPalette", "plain"]
+
 if TYPE_CHECKING:
     from seqviz.ui.app import SeqvizApp
-
-
-class SafeCommandPalette(CommandPalette):
-    """Textual's command palette, minus the crashes a fast burst of keys found (the
-    2,000-random-key test).
-
-    The palette gathers hits in a worker. Closed (Escape) while that worker still gathers, the
-    worker's next update toggles the list's visibility on a palette whose list is already gone;
-    the NoMatches error fails the worker, and a failed worker ends the app. Without the list
-    there is nothing to show, so those updates are skipped. A palette closed before it mounted
-    skips its set-up. (Reopening while one closes is handled in SeqvizApp.action_command_palette.)
-    """
-
-    def _on_mount(self, event: events.Mount) -> None:
-        # Closed again before it was mounted (ctrl+p and Escape or Enter in one burst): there is
-        # no calling screen above which to set up, so skip Textual's set-up (an IndexError).
-        if self not in self.app.screen_stack[1:]:
-            event.prevent_default()
-
-    def _watch__list_visible(self) -> None:
-        if self.query(CommandList):
-            super()._watch__list_visible()
-
-    async def _watch__show_busy(self) -> None:
-        if self.query(CommandList):
-            await super()._watch__show_busy()
 
 
 def plain(text: str) -> Content:

@@ -10,7 +10,6 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from plotext._utility import colors_to_ansi  # type: ignore[import-untyped]
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -19,6 +18,7 @@ from textual.strip import Strip
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
+from seqviz.ui.compat_plotext import build_grid, colors_to_ansi, set_size, theme_name
 from seqviz.ui.widgets.runs import RunLine, joined
 
 CIRCLE_COLOR = (120, 120, 120)
@@ -135,22 +135,14 @@ class SafePlot(PlotextPlot):
         plt.clear_data()
         plt.clear_figure()
         self._draw(upto)
-        plt.plotsize(width, height)
-        plt._set_size(width, height)  # as PlotextPlot.render does: plotsize alone can lag
-        plt.theme(self._get_plotext_theme_name(self.app.theme))
-        # What plotext's build() does, short of printing the figure as ANSI text; the grids are
-        # plotext internals (pinned below 6, as textual-plotext needs).
-        figure: Any = plt
-        figure._set_sizes()
-        figure._build_matrix()
-        matrix = figure.monitor.matrix
-        lines = []
-        for row in reversed(range(matrix.rows)):
-            keys = list(zip(matrix.fullground[row], matrix.style[row], matrix.background[row],
-                            strict=True))  # fmt: skip
-            lines.append(RunLine.from_cells(matrix.marker[row], keys, _cell_style))
-        canvas = matrix.Cols_canvas
-        return Picture(tuple(lines), (canvas.start, len(canvas)))
+        set_size(plt, width, height)
+        plt.theme(theme_name(self, self.app.theme))
+        grid = build_grid(plt)
+        lines = [
+            RunLine.from_cells(markers, keys, _cell_style)
+            for markers, keys in zip(grid.markers, grid.keys, strict=True)
+        ]
+        return Picture(tuple(lines), grid.canvas)
 
     @staticmethod
     def _strips(picture: Picture, width: int) -> list[Strip]:

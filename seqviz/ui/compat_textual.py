@@ -1,0 +1,86 @@
+"""Every touch of Textual's internals, in one place (tests/test_compat.py checks their shape).
+
+Textual is pinned only from below, so each use here names the internal, why seqviz needs it,
+and degrades to doing nothing when the internal is gone; the compat test then fails loudly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import events
+from textual.command import CommandList, CommandPalette
+
+
+def clear_styles_cache() -> bool:
+    """Let removed widgets' rendered lines go; True if the cache was found and emptied.
+
+    Textual memoises ``StylesCache.get_inner_outer`` in an lru_cache (1024 entries) whose key is
+    each widget's StylesCache, so the line caches of up to 1024 removed widgets stay reachable:
+    about 55 MB after 30 scene switches here. Emptying it after a view is removed keeps memory
+    flat; it refills with the live widgets on the next paint.
+    """
+    try:
+        from textual._styles_cache import StylesCache
+    except ImportError:
+        return False
+    clear = getattr(getattr(StylesCache, "get_inner_outer", None), "cache_clear", None)
+    if not callable(clear):
+        return False
+    clear()
+    return True
+
+
+def render_screen(app: Any) -> Any:
+    """The whole screen as one Rich renderable: the render App.export_screenshot uses (the
+    screen's compositor), so a text export shows exactly what the SVG would."""
+    return app.screen._compositor.render_update(
+        full=True, screen_stack=getattr(app, "_background_screens", [])
+    )
+
+
+async def paint_now(app: Any, pilot: Any) -> None:
+    """Let every widget process its refresh messages, then lay out and render the changed
+    regions now (what the screen's update timer does), without Pilot.pause's idle sleeps."""
+    await pilot._wait_for_screen()
+    app.screen._on_timer_update()
+
+
+class SafeCommandPalette(CommandPalette):
+    """Textual's command palette, minus the crashes a fast burst of keys found (the
+    2,000-random-key test).
+
+    The palette gathers hits in a worker. Closed (Escape) while that worker still gathers, the
+    worker's next update toggles the list's visibility on a palette whose list is already gone;
+    the NoMatches error fails the worker, and a failed worker ends the app. Without the list
+    there is nothing to show, so those updates are skipped. A palette closed before it mounted
+    skips its set-up. (Reopening while one closes is handled in SeqvizApp.action_command_palette.)
+    The three overridden methods are Textual's private handlers.
+    """
+
+    def _on_mount(self, event: events.Mount) -> None:
+        # Closed again before it was mounted (ctrl+p and Escape or Enter in one burst): there is
+        # no calling screen above which to set up, so skip Textual's set-up (an IndexError).
+        if self not in self.app.screen_stack[1:]:
+            event.prevent_default()
+
+    def _watch__list_visible(self) -> None:
+        if self.query(CommandList):
+            super()._watch__list_visible()
+
+    async def _watch__show_busy(self) -> None:
+        if self.query(CommandList):
+            await super()._watch__show_busy()
+
+
+# the private names seqviz relies on: (owner, attribute)
+INTERNALS = (
+    ("textual._styles_cache.StylesCache", "get_inner_outer.cache_clear"),
+    ("textual.command.CommandPalette", "_on_mount"),
+    ("textual.command.CommandPalette", "_watch__list_visible"),
+    ("textual.command.CommandPalette", "_watch__show_busy"),
+    ("textual.screen.Screen", "_on_timer_update"),
+    ("textual.pilot.Pilot", "_wait_for_screen"),
+    ("textual._compositor.Compositor", "render_update"),
+    ("textual.app.App", "_background_screens"),
+)

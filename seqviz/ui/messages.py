@@ -1,0 +1,31 @@
+"""Messages the compute worker posts to the app (thread-safe; newer results replace stale ones)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.message import Message
+
+
+class TraceReady(Message):
+    """A worker finished computing ``result`` for ``values`` of ``scene_name``."""
+
+    def __init__(self, generation: int, scene_name: str, values: Any, result: Any) -> None:
+        super().__init__()
+        self.generation = generation
+        self.scene_name = scene_name
+        self.values = values
+        self.result = result
+
+    def can_replace(self, message: Message) -> bool:
+        # A newer result makes an older one still in the queue worthless.
+        return isinstance(message, TraceReady)
+
+
+class ComputeFailed(Message):
+    """A worker's computation raised; ``error`` is shown in the status line."""
+
+    def __init__(self, generation: int, error: str) -> None:
+        super().__init__()
+        self.generation = generation
+        self.error = error

@@ -1,0 +1,110 @@
+"""The Textual and plotext internals seqviz touches still have the shape it relies on.
+
+A failure here after upgrading a library means: look at seqviz/ui/compat_textual.py or
+seqviz/ui/compat_plotext.py, the only places that touch those internals."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import pytest
+
+from seqviz.ui import compat_plotext, compat_textual
+
+
+def _resolve(owner: str, attribute: str):
+    module_name, _, cls = owner.rpartition(".")
+    try:
+        obj = getattr(importlib.import_module(module_name), cls)
+    except (ImportError, AttributeError):
+        obj = importlib.import_module(owner)  # the owner is a module
+    for part in attribute.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+# _background_screens is a property of a running app: checked in the running-app test below
+CALLABLES = [
+    (owner, attribute)
+    for owner, attribute in (*compat_textual.INTERNALS, *compat_plotext.INTERNALS)
+    if attribute != "_background_screens"
+]
+
+
+@pytest.mark.parametrize(("owner", "attribute"), CALLABLES)
+def test_every_internal_still_exists(owner, attribute):
+    assert callable(_resolve(owner, attribute)), (owner, attribute)
+
+
+def test_the_styles_cache_is_an_lru_cache_that_clears():
+    from textual._styles_cache import StylesCache
+
+    info = StylesCache.get_inner_outer.cache_info()
+    assert info.maxsize > 0  # an lru_cache: the reason removed widgets' lines stayed alive
+    assert compat_textual.clear_styles_cache() is True
+    assert StylesCache.get_inner_outer.cache_info().currsize == 0
+
+
+def test_palette_overrides_match_textuals_handlers():
+    from textual.command import CommandPalette
+
+    safe = compat_textual.SafeCommandPalette
+    for name in ("_on_mount", "_watch__list_visible", "_watch__show_busy"):
+        theirs = getattr(CommandPalette, name)
+        ours = getattr(safe, name)
+        assert ours is not theirs
+        assert inspect.iscoroutinefunction(ours) == inspect.iscoroutinefunction(theirs), name
+        assert len(inspect.signature(ours).parameters) == len(
+            inspect.signature(theirs).parameters
+        ), name
+
+
+def test_compositor_render_update_takes_full_and_screen_stack():
+    from textual._compositor import Compositor
+
+    params = inspect.signature(Compositor.render_update).parameters
+    assert {"full", "screen_stack"} <= set(params)
+
+
+async def test_render_screen_and_paint_now_on_a_running_app():
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    class Tiny(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("hello compat")
+
+    app = Tiny()
+    async with app.run_test(size=(30, 4)) as pilot:
+        assert isinstance(app._background_screens, list)
+        await compat_textual.paint_now(app, pilot)
+        from io import StringIO
+
+        from rich.console import Console
+
+        console = Console(width=30, height=4, file=StringIO(), record=True)
+        console.print(compat_textual.render_screen(app))
+        assert "hello compat" in console.export_text()
+
+
+def test_plotext_grid_has_the_plot_in_it():
+    import plotext
+
+    plt = plotext._figure._figure_class()
+    plt.plot([1, 2, 3, 4], [1, 4, 9, 16])
+    compat_plotext.set_size(plt, 40, 12)
+    grid = compat_plotext.build_grid(plt)
+    assert len(grid.markers) == 12 and all(len(row) == 40 for row in grid.markers)
+    assert all(len(k) == 40 and len(k[0]) == 3 for k in grid.keys)
+    start, width = grid.canvas
+    assert 0 <= start < 40 and 0 < width <= 40 - start
+    assert any(ch.strip() for row in grid.markers for ch in row[start : start + width])
+    assert isinstance(compat_plotext.colors_to_ansi(*grid.keys[0][0]), str)
+
+
+def test_textual_plotext_theme_mapping():
+    from textual_plotext import PlotextPlot
+
+    name = compat_plotext.theme_name(PlotextPlot(), "textual-dark")
+    assert isinstance(name, str) and name
