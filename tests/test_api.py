@@ -52,6 +52,10 @@ def test_step_bad_input():
         step(P, np.zeros((2, 3)), np.zeros((3, 4)), np.zeros((2, 4)))
     with pytest.raises(ValueError, match="batch"):
         step(P, np.zeros(3), np.zeros((1, 4)), np.zeros((1, 4)))
+    # x must be as wide as the cell's input, not merely consistent with itself
+    for width in (2, 5):
+        with pytest.raises(ValueError, match=rf"x has shape \(2, {width}\), expected \(2, 3\)"):
+            step(P, np.zeros((2, width)), np.zeros((2, 4)), np.zeros((2, 4)))
 
 
 def test_grad_out_alone_replaces_default_loss():

@@ -280,8 +280,11 @@ async def test_overflow_is_drawn_and_reported(make_app, ready):
         assert app.result.overflow is not None
         status = str(app.query_one("#status").render())
         assert f"overflow at step {app.result.overflow.step}" in status
-        readout = str(app.query_one("#readout").render_lines(app.query_one("#readout").region)[0])
-        assert "overflow" in readout or app.query_one("#readout").region.height > 0
+        readout = app.query_one("#readout")
+        lines = [readout.render_line(y).text for y in range(readout.size.height)]
+        # the readout opens with the overflow: where it happened, and how inf/nan are drawn
+        assert lines and lines[0].startswith(f"overflow at step {app.result.overflow.step} (")
+        assert "inf/nan drawn in magenta" in " ".join(lines[:2])
         heatmap = app.query_one("#h-heatmap")
         assert (heatmap._bins == heatmap._cmap.nonfinite_bin).any()
 

@@ -50,7 +50,12 @@ def test_palette_overrides_match_textuals_handlers():
     from textual.command import CommandPalette
 
     safe = compat_textual.SafeCommandPalette
-    for name in ("_on_mount", "_watch__list_visible", "_watch__show_busy"):
+    for name in (
+        "_on_mount",
+        "_watch__list_visible",
+        "_watch__show_busy",
+        "_start_no_matches_countdown",
+    ):
         theirs = getattr(CommandPalette, name)
         ours = getattr(safe, name)
         assert ours is not theirs
@@ -108,3 +113,22 @@ def test_textual_plotext_theme_mapping():
 
     name = compat_plotext.theme_name(PlotextPlot(), "textual-dark")
     assert isinstance(name, str) and name
+
+
+async def test_the_no_matches_timer_is_guarded():
+    """The palette's no-matches countdown is a Timer whose callback we wrap; on a palette without
+    its list the wrapped callback does nothing instead of raising NoMatches."""
+    from textual.app import App
+    from textual.timer import Timer
+
+    app = App()
+    async with app.run_test(size=(60, 10)) as pilot:
+        palette = compat_textual.SafeCommandPalette()
+        app.push_screen(palette)
+        await pilot.pause()
+        palette._start_no_matches_countdown("zzz")
+        timer = palette._no_matches_timer
+        assert isinstance(timer, Timer) and callable(timer._callback)
+        assert timer._callback.__name__ == "guarded"
+        await palette.query_one("CommandList").remove()
+        timer._callback()  # no list: nothing happens, nothing raises

@@ -191,7 +191,12 @@ def test_keep_live_variant_keeps_width_live():
 def test_max_length_stops_with_unfinished():
     m = toy_model()
     res = BeamSearch(m, width=2, max_len=2).run()
-    assert res.hypotheses[0].finished is False or res.best.tokens[-1] == m.eos_id
+    # Nothing finishes within two tokens at width 2: both beams stop live, at the length limit.
+    assert [(words(m, h), h.finished) for h in res.hypotheses] == [
+        (["a", "small"], False),
+        (["the", "dog"], False),
+    ]
+    assert res.best is res.hypotheses[0] and all(h.depth == 2 for h in res.hypotheses)
     g = Greedy(m, max_len=1).run()
     assert g.best.tokens == (m.index["the"],) and not g.best.finished
 
@@ -419,3 +424,51 @@ def test_seek_and_rankings():
     assert np.array_equal(d.final, sm.history[0].distribution.final)
     with pytest.raises(ValueError, match="finished hypothesis"):
         s.distribution(res.best.id)
+
+
+def test_result_ranks_finished_hypotheses_before_live_ones():
+    m = toy_model()
+    res = BeamSearch(m, width=2, max_len=3).run()
+    got = [(words(m, h), h.finished, round(h.score, 3)) for h in res.hypotheses]
+    # The live "a small cat" scores higher than the finished one, yet a hypothesis that never
+    # ended is not an answer: finished ones come first, and best is a finished one.
+    assert got == [(["the", "dog", "</s>"], True, -1.966), (["a", "small", "cat"], False, -1.127)]
+    assert res.best.finished
+
+
+def _nucleus_by_hand(logprobs, temperature, p):
+    """The smallest set of most probable tokens whose TEMPERED probability reaches p."""
+    z = np.exp((logprobs - logprobs.max()) / temperature)
+    q = z / z.sum()
+    order = np.argsort(-q, kind="stable")
+    keep, mass = [], 0.0
+    for i in order:
+        keep.append(int(i))
+        mass += q[i]
+        if mass >= p - 1e-12:
+            break
+    return set(keep), q
+
+
+@pytest.mark.parametrize(("temperature", "top_p"), [(0.5, 0.6), (2.0, 0.6), (3.0, 0.8)])
+def test_top_p_takes_its_mass_from_the_tempered_distribution(temperature, top_p):
+    vocab = ("a", "b", "c", "d", "e")
+    lp = np.log(np.array([0.5, 0.2, 0.15, 0.1, 0.05]))
+    want, q = _nucleus_by_hand(lp, temperature, top_p)
+    # the case must tell tempered from untempered mass apart
+    assert want != _nucleus_by_hand(lp, 1.0, top_p)[0]
+    d = filter_distribution(lp, vocab, temperature=temperature, top_p=top_p)
+    assert set(np.flatnonzero(d.in_top_p).tolist()) == want
+    np.testing.assert_allclose(d.final[sorted(want)], q[sorted(want)] / q[sorted(want)].sum())
+
+
+def test_sampler_stops_at_max_len():
+    m = toy_model()
+    for max_len in (1, 2, 3):
+        samples = Sampler(m, seed=0, samples=40, max_len=max_len).run().samples
+        assert max(len(s.tokens) for s in samples) == max_len
+        # those cut off by the limit are unfinished; finished ones end with </s>
+        for s in samples:
+            assert s.finished == (s.tokens[-1] == m.eos_id)
+            assert s.finished or len(s.tokens) == max_len
+        assert any(not s.finished for s in samples)

@@ -15,9 +15,15 @@ FIELDS = (
 )  # fmt: skip
 
 
+# d = 4 makes every gate block a multiple of 4 rows; 1, 3 and 5 reach the kernels' remainder
+# loops (the matrix-vector products take four rows per pass). T = 9 and 7: not multiples of 4.
+SIZES = [4, 1, 3, 5]
+
+
+@pytest.mark.parametrize("d", SIZES, ids=lambda d: f"d{d}")
 @pytest.mark.parametrize(("cell", "nl", "variant"), CASES, ids=IDS)
-def test_kernels_match_reference(cell, nl, variant):
-    p, x, h0, c0, grad_out, grad_hT = make_case(cell, nl, variant, T=9)
+def test_kernels_match_reference(cell, nl, variant, d):
+    p, x, h0, c0, grad_out, grad_hT = make_case(cell, nl, variant, d=d, T=9)
     tr = trace(p, x, h0, c0, grad_hT=grad_hT, grad_out=grad_out)
     ref = reference_trace(p, x, h0, c0, grad_hT=grad_hT, grad_out=grad_out)
     for name in FIELDS:
@@ -47,9 +53,10 @@ def _central(f, arr, eps=1e-6):
     return out
 
 
+@pytest.mark.parametrize("d", SIZES, ids=lambda d: f"d{d}")
 @pytest.mark.parametrize(("cell", "nl", "variant"), CASES, ids=IDS)
-def test_parameter_and_input_gradients_match_finite_differences(cell, nl, variant):
-    p, x, h0, c0, grad_out, grad_hT = make_case(cell, nl, variant, seed=3)
+def test_parameter_and_input_gradients_match_finite_differences(cell, nl, variant, d):
+    p, x, h0, c0, grad_out, grad_hT = make_case(cell, nl, variant, d=d, T=7, seed=3)
     tr = trace(p, x, h0, c0, grad_hT=grad_hT, grad_out=grad_out)
 
     def loss(**kw):
@@ -97,3 +104,19 @@ def test_state_gradients_match_finite_differences(cell, nl, variant):
 
             numeric_c = _central(via_c, tr.c[t])
             np.testing.assert_allclose(tr.grad_c[t], numeric_c, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize(("cell", "nl", "variant"), CASES, ids=IDS)
+def test_reference_and_trace_share_the_default_loss(cell, nl, variant):
+    """With no loss gradient given, both use L = sum(h_T)/sqrt(d)."""
+    p, x, h0, c0, _, _ = make_case(cell, nl, variant, d=5, T=7, seed=2)
+    tr = trace(p, x, h0, c0)
+    ref = reference_trace(p, x, h0, c0)
+    d = p.hidden_size
+    for name in ("grad_h", "grad_weight_hh", "grad_x", "grad_h0"):
+        np.testing.assert_allclose(
+            getattr(tr, name), ref[name], rtol=1e-10, atol=1e-12, err_msg=name
+        )
+    # and that default is the one documented: dL/dh_T = 1/sqrt(d) when nothing follows
+    explicit = trace(p, x, h0, c0, grad_hT=np.full(d, 1 / np.sqrt(d)))
+    np.testing.assert_allclose(explicit.grad_h, tr.grad_h, rtol=1e-12, atol=0)

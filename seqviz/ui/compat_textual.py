@@ -55,7 +55,7 @@ class SafeCommandPalette(CommandPalette):
     the NoMatches error fails the worker, and a failed worker ends the app. Without the list
     there is nothing to show, so those updates are skipped. A palette closed before it mounted
     skips its set-up. (Reopening while one closes is handled in SeqvizApp.action_command_palette.)
-    The three overridden methods are Textual's private handlers.
+    The overridden methods are Textual's private handlers.
     """
 
     def _on_mount(self, event: events.Mount) -> None:
@@ -72,6 +72,21 @@ class SafeCommandPalette(CommandPalette):
         if self.query(CommandList):
             await super()._watch__show_busy()
 
+    def _start_no_matches_countdown(self, search_value: str) -> None:
+        # The "No matches found" timer fires half a second later and looks the list up; on a
+        # palette closed meanwhile it is gone (NoMatches ended the app under load).
+        super()._start_no_matches_countdown(search_value)
+        timer = getattr(self, "_no_matches_timer", None)
+        show = getattr(timer, "_callback", None)
+        if timer is None or not callable(show):
+            return
+
+        def guarded() -> None:
+            if self.query(CommandList):
+                show()
+
+        timer._callback = guarded
+
 
 # the private names seqviz relies on: (owner, attribute)
 INTERNALS = (
@@ -79,6 +94,7 @@ INTERNALS = (
     ("textual.command.CommandPalette", "_on_mount"),
     ("textual.command.CommandPalette", "_watch__list_visible"),
     ("textual.command.CommandPalette", "_watch__show_busy"),
+    ("textual.command.CommandPalette", "_start_no_matches_countdown"),
     ("textual.screen.Screen", "_on_timer_update"),
     ("textual.pilot.Pilot", "_wait_for_screen"),
     ("textual._compositor.Compositor", "render_update"),
