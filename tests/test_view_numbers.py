@@ -130,7 +130,9 @@ async def test_gates_scene_renders_a_gru(make_app, ready, variant):
     from seqviz.scenes.gates import GATE_LABELS
     from seqviz.ui.views.gates import caption
 
-    app = make_app("gates", {"cell": "gru", "variant": variant, "text": "the keys"})
+    app = make_app(
+        "gates", {"model": "random", "cell": "gru", "variant": variant, "text": "the keys"}
+    )
     async with app.run_test(size=(160, 50)) as pilot:
         await ready(app, pilot)
         r = app.result

@@ -46,7 +46,7 @@ def find(model_name: str, starts: int = 512, noise: float = 0.05, seed: int = 0)
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from seqviz.cli import UsageError
+    from seqviz.commands import UsageError
 
     if args.starts < 1:
         raise UsageError(f"--starts must be at least 1, got {args.starts}.")

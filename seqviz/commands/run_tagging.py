@@ -16,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from seqviz.cli import UsageError
+    from seqviz.commands import UsageError
     from seqviz.models.tagger import measure
 
     if args.sentences < 1:

@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from seqviz.cli import UsageError
+    from seqviz.commands import UsageError
     from seqviz.models.flipflop import FlipFlopRNN, TrainSettings, batches_for, quality
     from seqviz.training import FitConfig, fit
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from seqviz.cli import UsageError
+from seqviz.commands import UsageError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
