@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "seqviz.commands.train_flipflop",
     "seqviz.commands.demo",
     "seqviz.commands.screenshot",
+    "seqviz.commands.units",
 )
 
 

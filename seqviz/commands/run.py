@@ -16,6 +16,7 @@ EXPERIMENTS: dict[str, str] = {
     "lyapunov": "seqviz.commands.run_lyapunov",
     "tagging": "seqviz.commands.run_tagging",
     "fixedpoints": "seqviz.commands.run_fixedpoints",
+    "agreement": "seqviz.commands.run_agreement",
 }
 
 

@@ -29,6 +29,7 @@ class Study:
     hidden: int
     sentences: int
     accuracy: float  # the right verb more probable than the wrong one (same tense)
+    margin: float  # mean log P(right verb) - log P(wrong verb), nats
     units: dict[str, list[UnitScore]]  # track -> every unit of c and h, best first
     saturation: Saturation | None  # None for the RNN
 
@@ -38,7 +39,7 @@ class Study:
     def to_json(self, top: int = 5) -> dict:
         return {
             "model": self.name, "cell": self.cell, "hidden": self.hidden,
-            "sentences": self.sentences, "accuracy": self.accuracy,
+            "sentences": self.sentences, "accuracy": self.accuracy, "margin": self.margin,
             "units": {k: [{"state": s.state, "unit": s.unit, "r": s.r, "steps": s.n}
                           for s in v[:top]] for k, v in self.units.items()},
         }  # fmt: skip
@@ -55,19 +56,21 @@ def held_out_set(n: int = N_HELD_OUT, seed: int = HELD_OUT_SEED) -> tuple[tuple[
     return tuple(tuple(s) for s in held_out(n, seed, exclude=training_lines()))
 
 
-def agrees(lm: RNNLM, reading: Reading, words: list[str]) -> bool:
-    """Whether the model ranks the sentence's verb above the same tense's other number."""
+def verb_margin_at_verb(lm: RNNLM, reading: Reading, words: list[str]) -> float:
+    """log P(the sentence's verb) - log P(the same tense's other number) where the verb comes:
+    positive when the model agrees."""
     p = parse(words)
     assert p is not None
     right = words[p.verb]
     lp = reading.logp[p.verb]  # step p.verb reads the word before the verb
-    return bool(lp[lm.index[right]] > lp[lm.index[OTHER[right]]])
+    return float(lp[lm.index[right]] - lp[lm.index[OTHER[right]]])
 
 
 def study(lm: RNNLM, sentences: tuple[tuple[str, ...], ...], name: str = "") -> Study:
     """Accuracy, units by pattern for every track, and gate saturation of `lm` on `sentences`."""
     readings = [read(lm, " ".join(s)) for s in sentences]
-    correct = sum(agrees(lm, r, list(s)) for r, s in zip(readings, sentences, strict=True))
+    margins = np.array([verb_margin_at_verb(lm, r, list(s))
+                        for r, s in zip(readings, sentences, strict=True)])  # fmt: skip
     states = {"h": [r.h for r in readings]}
     if lm.params.cell == "lstm":
         states = {"c": [r.c for r in readings], "h": states["h"]}  # type: ignore[misc]
@@ -77,15 +80,10 @@ def study(lm: RNNLM, sentences: tuple[tuple[str, ...], ...], name: str = "") -> 
     if lm.params.cell in ("lstm", "gru"):
         sat = saturation(lm.params.cell, [r.gates for r in readings if r.gates is not None])
     return Study(name or lm.name, lm.params.cell, lm.params.hidden_size, len(sentences),
-                 correct / len(sentences), units, sat)  # fmt: skip
+                 float((margins > 0).mean()), float(margins.mean()), units, sat)  # fmt: skip
 
 
 @lru_cache(maxsize=4)
 def shipped_study(name: str, n: int = N_HELD_OUT) -> Study:
     """The study of a shipped (or saved) model on the standard held-out set, computed once."""
     return study(models.load(name, kind="lm"), held_out_set(n), name)
-
-
-def verb_margin(lm: RNNLM, reading: Reading) -> np.ndarray:
-    """(T,) log P(are) - log P(is) after each step: positive leans plural."""
-    return reading.logp[:, lm.index["are"]] - reading.logp[:, lm.index["is"]]

@@ -6,17 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from seqviz.inside import TRACK_HELP, TRACKS  # noqa: F401  (re-exported)
 from seqviz.tasks.grammar import ANIMATE, BE, THINGS, corpus
 
 PLURAL_NOUNS = frozenset(ANIMATE.values()) | frozenset(THINGS.values())
 SINGULAR_NOUNS = frozenset(ANIMATE) | frozenset(THINGS)
 VERBS = frozenset(BE.values())  # is are was were: the main verb, the one that must agree
-TRACKS = ("number", "distractor", "distance")
-TRACK_HELP = {
-    "number": "+1 while the subject read so far is plural, -1 singular (subject to verb)",
-    "distractor": "1 inside the phrase between the subject and its verb, 0 elsewhere",
-    "distance": "words left until the verb",
-}
 # the wrong verb for each right one: the same tense, the other number
 OTHER = {"is": "are", "are": "is", "was": "were", "were": "was"}
 

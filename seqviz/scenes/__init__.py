@@ -20,6 +20,7 @@ SCENE_MODULES: tuple[str, ...] = (
     "seqviz.scenes.decoding",
     "seqviz.scenes.tagging",
     "seqviz.scenes.dynamics",
+    "seqviz.scenes.inside",
 )
 
 _cache: dict[str, Scene] = {}

@@ -17,7 +17,7 @@ from typing import Any
 from seqviz.ui.compat_textual import paint_now
 
 SIZE = (160, 50)
-SCENES = ("vanishing", "memory", "gates", "gradflow", "decoding", "tagging", "dynamics")
+SCENES = ("vanishing", "memory", "gates", "gradflow", "decoding", "tagging", "dynamics", "inside")
 FRAMES = 120
 CHANGES = 21
 LONG_RUN_FRAMES = 3000

@@ -22,9 +22,13 @@ class SceneTab(Static):
         self.scene_name = name
         self.long_label = f" {number} {title} "
         self.short_label = f" {number} {name} "
+        self.number_label = f" {number} "
+        self._shown = self.long_label
 
-    def set_short(self, short: bool) -> None:
-        self.update(self.short_label if short else self.long_label)
+    def show(self, label: str) -> None:
+        if label != self._shown:  # an update is a layout pass
+            self._shown = label
+            self.update(label)
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
@@ -78,6 +82,7 @@ class SceneBar(Horizontal):
     def set_active(self, name: str) -> None:
         for tab in self.query(SceneTab):
             tab.set_class(tab.scene_name == name, "-active")
+        self._fit()
 
     _short = False
     _play = ("", "")
@@ -85,9 +90,25 @@ class SceneBar(Horizontal):
     def set_short(self, short: bool) -> None:
         """Tabs by short name and a short play state, for narrow screens."""
         self._short = short
-        for tab in self.query(SceneTab):
-            tab.set_short(short)
+        self._fit()
         self.set_play_state(*self._play)
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """Long titles; on narrow screens short names; if even those do not fit, the other
+        scenes by number only (the current one keeps its name), so every number key shows."""
+        tabs = list(self.query(SceneTab))
+        if not self._short:
+            for tab in tabs:
+                tab.show(tab.long_label)
+            return
+        need = len(" seqviz ") + sum(len(t.short_label) for t in tabs) + len(self._play[1]) + 2
+        tight = need > self.size.width > 0
+        for tab in tabs:
+            active = tab.has_class("-active")
+            tab.show(tab.number_label if tight and not active else tab.short_label)
 
     def set_play_state(self, text: str, short: str | None = None) -> None:
         """``text`` ("❚❚ paused · 20 frames/s"), or ``short`` ("❚❚ 20/s") on narrow screens."""

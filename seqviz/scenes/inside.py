@@ -1,0 +1,138 @@
+"""Scene: inside the trained agreement LMs: predictions, number units, saliency, gate saturation.
+
+A scene of its own rather than panels of the gates scene: it needs three trained models at once
+(the saliency maps side by side), statistics over 500 held-out sentences (computed once per model
+and cached), and four views that would not fit beside the gates scene's six heatmaps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from seqviz.inside import TRACKS
+from seqviz.scenes.base import ParamSpec, Scene
+
+MODELS = ("agreement", "agreement-gru", "agreement-rnn")
+LABELS = {"agreement": "LSTM", "agreement-gru": "GRU", "agreement-rnn": "RNN"}
+PANELS = ("prediction", "units", "saliency", "saturation")
+TOP_UNITS = 5
+
+SPECS = (
+    ParamSpec("model", "model", "choice", "agreement", choices=MODELS,
+              help="the trained LM whose prediction, units and gates are shown"),
+    ParamSpec("text", "text", "text", "the keys to the cabinet are missing", max_length=120,
+              help="a sentence of the agreement grammar, one word per step"),
+    ParamSpec("track", "unit pattern", "choice", "number", choices=TRACKS,
+              help="rank units by subject number, inside-distractor, or distance to the verb"),
+    ParamSpec("target", "saliency row", "int", 5, 0, 60, 1, recompute=False,
+              help="the output step whose dependence on each input word is highlighted"),
+    ParamSpec("panel", "panel", "choice", "units", choices=PANELS, recompute=False,
+              help="which view fills a small screen (all four show on a large one)"),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class InsideResult:
+    values: Any
+    model: str
+    cell: str
+    words: tuple[str, ...]  # (T,) the token each step reads, <s> first
+    probs: dict[str, np.ndarray]  # verb -> (T,) P(verb next) after each step
+    right: str | None  # the verb that agrees with the subject
+    subject: int | None  # the step that reads the subject noun
+    verb: int | None  # the step that reads the main verb (is/are/was/were), if typed
+    rank: np.ndarray  # (T,) rank of the right verb among all next words (0: no right verb)
+    entropy: np.ndarray  # (T,) bits
+    units: tuple[Any, ...]  # the best UnitScores for the track (held-out set)
+    unit_traces: np.ndarray  # (TOP_UNITS, T) those units' values on this sentence
+    sentences: int  # held-out sentences behind the ranking
+    accuracy: float  # the model's agreement accuracy on them
+    saliency: dict[str, np.ndarray]  # model -> (T, T) |d logit_target(t) / d x_s|
+    targets: tuple[str, ...]  # (T,) the word each row's logit is of (the next word)
+    saturation: Any  # Saturation of the model's sigmoid gates, or None (RNN)
+
+    @property
+    def T(self) -> int:
+        return len(self.words)
+
+
+def _lm(name: str) -> Any:
+    from seqviz import models
+    from seqviz.scenes.gates import _load_lm
+
+    path = models.get(name).path
+    return _load_lm(str(path), path.stat().st_mtime)
+
+
+def compute(v: Any) -> InsideResult:
+    from seqviz.inside.reading import predictions, read
+    from seqviz.inside.saliency import lm_saliency
+    from seqviz.inside.study import shipped_study
+
+    lm = _lm(v.model)
+    reading = read(lm, v.text)  # refuses an unknown word, naming the closest ones
+    pred = predictions(lm, reading)
+    study = shipped_study(v.model)
+    best = tuple(study.units[v.track][:TOP_UNITS])
+    states = {"h": reading.h}
+    if reading.c is not None:
+        states["c"] = reading.c
+    traces = np.array([states[u.state][:, u.unit] for u in best])  # (TOP_UNITS, T)
+    maps = {}
+    targets: tuple[str, ...] = ()
+    for name in MODELS:
+        other = _lm(name)
+        maps[name], ids = lm_saliency(other, reading.tokens)
+        targets = tuple(other.vocab[i] for i in ids)
+    return InsideResult(
+        values=v, model=v.model, cell=lm.params.cell, words=reading.tokens, probs=pred.probs,
+        right=pred.right, subject=_subject_step(reading.tokens), verb=_verb_step(reading.tokens),
+        rank=pred.rank, entropy=pred.entropy, units=best,
+        unit_traces=traces, sentences=study.sentences, accuracy=study.accuracy,
+        saliency=maps, targets=targets, saturation=study.saturation,
+    )  # fmt: skip
+
+
+def _subject_step(tokens: tuple[str, ...]) -> int | None:
+    from seqviz.inside.tracks import PLURAL_NOUNS, SINGULAR_NOUNS
+
+    return next((t for t, w in enumerate(tokens) if w in PLURAL_NOUNS | SINGULAR_NOUNS), None)
+
+
+def _verb_step(tokens: tuple[str, ...]) -> int | None:
+    from seqviz.inside.tracks import parse
+
+    p = parse(list(tokens[1:]))
+    return None if p is None else p.verb + 1
+
+
+def frames(result: InsideResult) -> int:
+    """One frame per word read."""
+    return result.T
+
+
+def traces(result: InsideResult) -> dict[str, Any]:
+    """Each model's core trace reading the sentence (for the .npz export)."""
+    from seqviz.core import trace
+
+    out = {}
+    for name in MODELS:
+        lm = _lm(name)
+        out[LABELS[name].lower()] = trace(lm.params, lm.inputs(result.values.text)[1])
+    return out
+
+
+SCENE = Scene(
+    name="inside",
+    title="Inside",
+    summary="The trained agreement LMs word by word: where they know the number, which unit "
+    "holds it, what each output depends on, how saturated the gates are.",
+    specs=SPECS,
+    compute=compute,
+    frames=frames,
+    view="seqviz.ui.views.inside:InsideView",
+    traces=traces,
+)
