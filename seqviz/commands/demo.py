@@ -26,6 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="folder for the screenshot (s) and trace (e) keys")  # fmt: skip
     p.add_argument("--check", action="store_true",
                    help="run every step headless, check its expected numbers, exit")  # fmt: skip
+    p.add_argument("--large-captions", action="store_true",
+                   help="presenter style: roomy, high-contrast captions (c toggles)")  # fmt: skip
     p.add_argument("--size", action="append", metavar="WxH",
                    help="with --check: terminal size, repeatable (default 100x30, 120x40 and "
                    "160x50)")  # fmt: skip
@@ -102,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     from seqviz.lecture.runner import DemoApp
     from seqviz.ui.export import set_shots_folder
 
-    app = DemoApp(demo, start=args.start, speed=args.speed)
+    app = DemoApp(demo, start=args.start, speed=args.speed, large_captions=args.large_captions)
     if args.shots:
         set_shots_folder(app, args.shots)
     app.run()

@@ -34,9 +34,11 @@ class DemoApp(SeqvizApp):
         Binding("pageup", "slide(-1)", "back", show=False, priority=True),
         Binding("n", "slide(1)", "next step"),
         Binding("N", "slide(-1)", "step back", key_display="N"),
+        Binding("c", "toggle_large_captions", "large captions", show=False),
     ]
 
-    def __init__(self, demo: Demo, *, start: int = 1, **kwargs: Any) -> None:
+    def __init__(self, demo: Demo, *, start: int = 1, large_captions: bool = False,
+                 **kwargs: Any) -> None:  # fmt: skip
         if not 1 <= start <= len(demo):
             raise ValueError(f"--start must be a step from 1 to {len(demo)}, not {start}")
         first = demo.steps[start - 1]
@@ -44,6 +46,15 @@ class DemoApp(SeqvizApp):
         self.demo = demo
         self.index = start - 1  # 0-based step on screen
         self.step_errors: list[str] = []  # actions that could not run (e.g. select a missing node)
+        self.large_captions = large_captions
+
+    def on_mount(self) -> None:
+        self.query_one("#banner").set_class(self.large_captions, "-large")
+
+    def action_toggle_large_captions(self) -> None:
+        """Presenter style: a roomier, high-contrast caption banner (and back)."""
+        self.large_captions = not self.large_captions
+        self.query_one("#banner").set_class(self.large_captions, "-large")
 
     @property
     def current(self) -> Any:

@@ -45,7 +45,7 @@ from seqviz.ui.palette import ParamCommands
 from seqviz.ui.playback import Playback, check_speed
 from seqviz.ui.status import param_hint, play_state, status_text
 from seqviz.ui.views.base import SceneView
-from seqviz.ui.widgets.controls import ParamChanged, ParamFocused, ParamPanel
+from seqviz.ui.widgets.controls import ParamChanged, ParamFocused, ParamPanel, ParamRow
 from seqviz.ui.widgets.footer import FittingFooter
 from seqviz.ui.widgets.scenebar import SceneBar, SceneTab
 
@@ -61,6 +61,8 @@ class SeqvizApp(App[None]):
     TITLE = "seqviz"
     COMMANDS = App.COMMANDS | {ParamCommands, ExportCommands}
     ENABLE_COMMAND_PALETTE = True
+    # A maximised panel (key m) keeps the demo caption, the status line and the key hints.
+    ALLOW_IN_MAXIMIZED_VIEW = "#banner, #status, FittingFooter"
 
     BINDINGS = [
         Binding("space", "toggle_play", "play"),
@@ -75,6 +77,7 @@ class SeqvizApp(App[None]):
         Binding("greater_than_sign,full_stop", "speed(1)", "faster", show=False),
         Binding("less_than_sign,comma", "speed(-1)", "slower", show=False),
         Binding("question_mark", "help", "help", key_display="?"),
+        Binding("m", "maximize_panel", "maximise panel", show=False),
         Binding("s", "screenshot", "SVG shot", show=False),
         Binding("e", "save_trace", "save trace", show=False),
         Binding("q", "quit", "quit"),
@@ -363,6 +366,7 @@ class SeqvizApp(App[None]):
             await slot.mount(view)
             self._view = view
             await self.query_one(ParamPanel).show_scene(scene, self.values)
+            self._focus_first_param()
             self.query_one(SceneBar).set_active(scene.name)
             self.query_one("#scene-info", Static).update(
                 Text.assemble(
@@ -381,10 +385,16 @@ class SeqvizApp(App[None]):
             return
         self._show_pending()
 
+    def _focus_first_param(self) -> None:
+        """Give the parameter that +/- changes the focus, so the highlight says which one."""
+        row = self.query_one(ParamPanel).row(self._focused_param)
+        if isinstance(row, ParamRow) and self.screen is self.screen_stack[0]:
+            row.focus()
+
     # --- animation -----------------------------------------------------------------------------
     def _tick(self) -> None:
-        if not self.playing:
-            return
+        if not self.playing or self._result is None:
+            return  # play pressed before the first result: it starts when the result is in
         if self.playback.tick():
             self.seek(self.frame)  # draws the frame and the status line
         if not self.playing:
@@ -445,6 +455,22 @@ class SeqvizApp(App[None]):
         still registered under that id (DuplicateIds ended the app)."""
         if self.use_command_palette and not isinstance(self.screen, CommandPalette):
             self.push_screen(SafeCommandPalette())
+
+    def action_maximize_panel(self) -> None:
+        """Fill the screen with one panel (the one under the mouse, else the first), or restore."""
+        from seqviz.ui.views.base import Panel
+
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+            return
+        hovered = self.mouse_over
+        chain = [hovered, *hovered.ancestors] if hovered is not None else []
+        panel = next((w for w in chain if isinstance(w, Panel)), None)
+        if panel is None and self._view is not None:
+            panel = next(iter(self._view.query(Panel)), None)
+        if panel is not None:
+            screen.maximize(panel, container=False)
 
     def action_toggle_play(self) -> None:
         self.pause() if self.playing else self.play()

@@ -129,13 +129,23 @@ def screen_text(app: Any) -> str:
 
 
 # --- actions the app binds to keys -------------------------------------------------------------
+SHOT_NOTICE_SECONDS = 1.5  # long enough to read a file name, short enough to be gone for the next
+
+
 def screenshot_action(app: Any) -> None:
-    try:
-        path = save_screenshot(app)
-    except (OSError, ValueError) as exc:
-        app.notify(f"screenshot not saved: {exc}", severity="error", markup=False)
-        return
-    app.notify(f"screenshot saved: {path}", title="SVG", markup=False)
+    """Save the screen as SVG; notifications on screen are cleared first and the picture taken
+    after the next refresh, so no toast (this one's predecessor included) ends up in the image."""
+    app.clear_notifications()
+
+    def shoot() -> None:
+        try:
+            path = save_screenshot(app)
+        except (OSError, ValueError) as exc:
+            app.notify(f"screenshot not saved: {exc}", severity="error", markup=False)
+            return
+        app.notify(f"saved {path.name}", markup=False, timeout=SHOT_NOTICE_SECONDS)
+
+    app.call_after_refresh(shoot)
 
 
 def trace_action(app: Any) -> None:

@@ -22,6 +22,7 @@ KEYS = (
     ("> / <", "faster / slower animation"),
     ("1 - 9", "switch scene"),
     ("ctrl+p", "command palette: type a parameter and a value, e.g. 'rho 1.2'"),
+    ("m", "maximise the panel under the mouse (else the first) for a projector; m restores"),
     ("s / e", "save an SVG screenshot / this scene's traces (.npz) into ./seqviz-shots"),
     ("?", "this help"),
     ("q", "quit"),

@@ -22,6 +22,8 @@ from textual.widgets import Static
 class Panel(Vertical):
     """A bordered panel with a title and a caption line saying what to look at."""
 
+    ALLOW_MAXIMIZE = True  # presenter key `m`: one panel fills the projector
+
     DEFAULT_CSS = """
     Panel {
         border: round $primary 60%;

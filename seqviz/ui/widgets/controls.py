@@ -176,6 +176,12 @@ class ParamPanel(VerticalScroll, can_focus=False):
     BINDINGS = [
         Binding("up", "app.focus_previous", "previous parameter", show=False),
         Binding("down", "app.focus_next", "next parameter", show=False),
+        # The scroll container's own left/right/home/end (hidden, scrolling) would hide the
+        # app's frame keys from the footer while a parameter has focus: keep them the app's.
+        Binding("right", "app.step(1)", "step", key_display="→"),
+        Binding("left", "app.step(-1)", "back", key_display="←"),
+        Binding("home", "app.home", "start", show=False),
+        Binding("end", "app.end", "end", show=False),
     ]
 
     DEFAULT_CSS = """
