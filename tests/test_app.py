@@ -289,6 +289,7 @@ async def test_overflow_is_drawn_and_reported(make_app, ready):
         assert (heatmap._bins == heatmap._cmap.nonfinite_bin).any()
 
 
+@pytest.mark.slow
 async def test_resize_small_and_back(make_app, ready):
     app = make_app()
     async with app.run_test(size=(160, 50)) as pilot:
@@ -374,6 +375,7 @@ async def test_param_labels_give_way_to_spacing_before_being_cut(make_app, ready
         assert label.endswith("…") and value == "tanh"
 
 
+@pytest.mark.slow
 async def test_switching_scenes_frees_the_old_views(make_app, ready):
     """A lecture switches scenes all the time: removed plots, text fields and footer hints must
     not stay reachable (signal subscriptions and data bindings used to hold them)."""

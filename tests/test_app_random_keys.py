@@ -5,10 +5,13 @@ from __future__ import annotations
 import random
 import unicodedata
 
+import pytest
 from textual import events
 from textual.keys import _get_unicode_name_from_key
 
 from seqviz.scenes import scene_names
+
+pytestmark = pytest.mark.slow  # 2,000 random keys: a fuzz run
 
 KEYS = [
     "space", "right", "left", "home", "end", "r", "plus", "minus", "equals_sign",

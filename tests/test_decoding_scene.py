@@ -247,6 +247,7 @@ async def test_clicking_a_row_selects_it(make_app, ready):
         assert app.values.node == widget.rows[index].node.id
 
 
+@pytest.mark.slow
 async def test_parameters_from_keys_and_palette(make_app, ready):
     from seqviz.ui.widgets.distribution import DistributionBars
 
@@ -336,6 +337,7 @@ async def test_shipped_lstm_draws_and_steps(make_app, ready):
         assert app.values.node != 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sizes", [[(80, 24), (40, 12), (160, 50), (20, 6), (80, 24)]])
 async def test_resizing_never_crashes(make_app, ready, sizes):
     app = make_app("decoding", {"model": "lstm", "width": 4})
@@ -360,6 +362,7 @@ async def test_a_shorter_search_arriving_at_a_late_frame_draws(make_app, ready):
         assert [r.node.text for r in tree(app).rows][:2] == ["<s>", "the"]
 
 
+@pytest.mark.slow
 async def test_random_keys_in_the_decoding_scene(make_app):
     import random
 

@@ -59,6 +59,7 @@ hostile_text = st.one_of(
 )
 
 
+@pytest.mark.slow  # a fuzz run (hypothesis)
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), value=hostile_text)
 def test_option_values_parse_within_bounds_or_fail_in_one_sentence(data, value):

@@ -13,6 +13,7 @@ from seqviz.core import Params, forward, step, trace
 cells = st.sampled_from(CASES)
 
 
+@pytest.mark.slow  # a fuzz run (hypothesis)
 @settings(max_examples=40, deadline=None)
 @given(
     case=cells,

@@ -37,6 +37,7 @@ def sentences(level="word"):
     return [ln.split() if level == "word" else list(ln) for ln in lines]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell", ["lstm", "gru", "rnn"])
 def test_gradients_match_finite_differences(cell):
     tr = TrainableLM(sentences(), LMConfig(cell=cell, hidden=4, emb=3, seq_len=100, seed=1))
@@ -69,6 +70,7 @@ def test_truncation_cuts_the_gradient_path():
 @pytest.mark.parametrize(
     ("optimizer", "level", "factor"), [("adam", "word", 0.7), ("sgd", "char", 0.9)]
 )
+@pytest.mark.slow
 def test_loss_decreases(optimizer, level, factor):
     tr = TrainableLM(sentences(level), LMConfig(hidden=12, emb=6, level=level, batch=4, seed=0))
     lr = 0.01 if optimizer == "adam" else 0.5
@@ -88,6 +90,7 @@ def test_clipping_bounds_the_update():
     assert u.grad_norm > 1e-3 and u.clipped and np.isclose(step, 1e-3)
 
 
+@pytest.mark.slow
 def test_cli_trains_and_checkpoint_reloads(train, corpus, tmp_path):
     out = tmp_path / "m.npz"
     code, _, err = train(

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from seqviz.ui import bench
+
+pytestmark = pytest.mark.slow  # runs the UI benchmark
 
 
 def test_ui_bench_reports_the_slowest_scene_and_the_memory_run(capsys, monkeypatch):
