@@ -97,3 +97,18 @@ def test_run_fixedpoints_json(capsys):
     assert saddle["top_modulus"] > 1 and saddle["unstable_directions"] >= 1
     assert main(["run", "fixedpoints", "--model", "nope.npz"]) == 2
     assert "nope.npz" in capsys.readouterr().err
+
+
+def test_train_flipflop_command_writes_a_loadable_model(tmp_path, capsys):
+    from seqviz.cli import main
+    from seqviz.models import load
+
+    out = tmp_path / "ff.npz"
+    argv = ["train-flipflop", "--hidden", "4", "--steps", "10", "--batch", "2", "--batches", "2",
+            "--epochs", "1", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "epoch 1: mean squared error" in text and "held-out:" in text
+    assert load(out).hidden == 4
+    assert main([*argv[:-1], str(tmp_path / "missing" / "ff.npz")]) == 2
+    assert "the folder of --out does not exist" in capsys.readouterr().err

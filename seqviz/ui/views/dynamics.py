@@ -19,6 +19,7 @@ from seqviz.ui.widgets.legend import ColorLegend
 from seqviz.ui.widgets.phase import GridMap, PhasePortrait
 from seqviz.ui.widgets.readout import Readout, sci
 
+TRAILS = 4  # key-pulse paths kept on screen
 SETTLE = 60  # steps run after a key pulse, with zero input, to show where the state settles
 KEYS = "uio"  # +1 pulse on input 1, 2, 3
 NEG_KEYS = "jkl"  # -1 pulse
@@ -85,6 +86,7 @@ class DynamicsView(SceneView):
         super().__init__(id=id)
         self.live: np.ndarray | None = None  # (d,) the state after the last key pulse
         self.pulses: list[str] = []  # the key pulses fired since the last result
+        self._trails: list[np.ndarray] = []  # (n, 2) paths of the last few pulses
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="dyn-phase"):
@@ -132,7 +134,7 @@ class DynamicsView(SceneView):
     # --- the app's interface ---------------------------------------------------------------
     def show_result(self, result: Any) -> None:
         super().show_result(result)
-        self.live, self.pulses = None, []
+        self.live, self.pulses, self._trails = None, [], []
         chaos = isinstance(result, ChaosResult)
         self.set_class(chaos, "-chaos")
         if chaos:
@@ -197,7 +199,11 @@ class DynamicsView(SceneView):
         self.pulses.append(("+" if sign > 0 else "-") + str(channel + 1))
         proj = r.portrait.projection
         trail = proj(np.vstack([start[None], h]))
-        self.query_one(PhasePortrait).set_live(trail, trail[-1])
+        # The last few jumps stay drawn, separated by a NaN row (a break in the path).
+        self._trails = [*self._trails[-(TRAILS - 1) :], trail]
+        gap = np.full((1, 2), np.nan)
+        paths = np.vstack([row for t in self._trails for row in (t, gap)])
+        self.query_one(PhasePortrait).set_live(paths, trail[-1])
         self.query_one("#dyn-points", Readout).rebuild()
 
     # --- readouts --------------------------------------------------------------------------
