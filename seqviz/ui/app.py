@@ -366,7 +366,7 @@ class SeqvizApp(App[None]):
             await slot.mount(view)
             self._view = view
             await self.query_one(ParamPanel).show_scene(scene, self.values)
-            self._focus_first_param()
+            self.call_after_refresh(self._focus_first_param)
             self.query_one(SceneBar).set_active(scene.name)
             self.query_one("#scene-info", Static).update(
                 Text.assemble(
@@ -387,6 +387,8 @@ class SeqvizApp(App[None]):
 
     def _focus_first_param(self) -> None:
         """Give the parameter that +/- changes the focus, so the highlight says which one."""
+        if self.focused is not None:
+            return  # e.g. the view focused its own widget for its keys (a phase portrait)
         row = self.query_one(ParamPanel).row(self._focused_param)
         if isinstance(row, ParamRow) and self.screen is self.screen_stack[0]:
             row.focus()
