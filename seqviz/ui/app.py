@@ -54,6 +54,9 @@ COMPACT_HEIGHT = 34
 COMPILING = "compiling kernels (first launch only)…"
 
 
+VIEW_KEYS = "uiojkl"  # the dynamics scene's input pulses
+
+
 class SeqvizApp(App[None]):
     """The seqviz terminal app. See the module docstring for the programmatic interface."""
 
@@ -82,6 +85,9 @@ class SeqvizApp(App[None]):
         Binding("e", "save_trace", "save trace", show=False),
         Binding("q", "quit", "quit"),
         *(Binding(str(i), f"scene({i})", f"scene {i}", show=False) for i in range(1, 10)),
+        # Keys a scene view acts on wherever the focus is (the first parameter has it): passed
+        # to the view's on_view_key; a focused widget's own binding of the key comes first.
+        *(Binding(k, f"view_key('{k}')", show=False) for k in VIEW_KEYS),
     ]
 
     def __init__(
@@ -500,6 +506,11 @@ class SeqvizApp(App[None]):
         speed = self.playback.next_speed(direction)
         if speed is not None:
             self.set_speed(speed)
+
+    def action_view_key(self, key: str) -> None:
+        handler = getattr(self._view, "on_view_key", None)
+        if handler is not None:
+            handler(key)
 
     def action_scene(self, number: int) -> None:
         names = list(scenes())
