@@ -23,6 +23,7 @@ def test_ui_bench_reports_the_slowest_scene_and_the_memory_run(capsys, monkeypat
     assert r["fps"] == r["fps_by_scene"][r["busiest_scene"]] > 0
     assert 0 < r["param_to_repaint_ms_median"] <= r["param_to_repaint_ms_max"]
     assert r["long_run_frames"] == 7 and r["rss_mb_after"] > 0
+    assert r["fps_while_training"] > 0 and r["training_updates_per_s"] > 0  # it trained meanwhile
 
 
 def test_ui_bench_text_report(capsys, monkeypatch):
@@ -35,3 +36,4 @@ def test_ui_bench_text_report(capsys, monkeypatch):
     assert "fps  (busiest scene: memory, 160x50)" in out
     assert "parameter change -> repainted frame: median" in out
     assert "memory over 2 frames" in out
+    assert "fps while training (" in out

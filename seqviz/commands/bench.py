@@ -27,6 +27,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="benchmark one width-8 beam step on the shipped LM instead (NumPy, PyTorch beside)",
     )
+    p.add_argument(
+        "--training",
+        action="store_true",
+        help="benchmark training updates per second (hidden 32, lag 20, batch 32) against a "
+        "PyTorch loop doing the same updates instead",
+    )
     p.set_defaults(func=run)
 
 
@@ -39,6 +45,15 @@ def run(args: argparse.Namespace) -> int:
                 raise
             raise UsageError("this installation has no UI benchmark (seqviz.ui.bench).") from None
         return int(run_ui_bench(json=args.json, quick=args.quick) or 0)
+    if args.training:
+        import json
+
+        from seqviz.training import bench as training_bench
+
+        result = training_bench.bench_training(quick=args.quick)
+        text = training_bench.format_report(result)
+        print(json.dumps(result, indent=2) if args.json else text)
+        return 0
     if args.decoding:
         import json
 

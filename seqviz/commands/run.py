@@ -13,6 +13,7 @@ EXPERIMENTS: dict[str, str] = {
     "vanishing": "seqviz.commands.run_vanishing",
     "memory": "seqviz.commands.run_memory",
     "beam": "seqviz.commands.run_beam",
+    "training": "seqviz.commands.run_training",
     "lyapunov": "seqviz.commands.run_lyapunov",
     "tagging": "seqviz.commands.run_tagging",
     "fixedpoints": "seqviz.commands.run_fixedpoints",

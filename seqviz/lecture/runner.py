@@ -87,6 +87,13 @@ class DemoApp(SeqvizApp):
             self.notify(f"step {step.number} is still computing; its actions were skipped",
                         severity="warning")  # fmt: skip
             return
+        if self.scene.steered:  # a live scene (training): its numbers are the finished run's
+            try:
+                await self.until_done(timeout=600)
+            except asyncio.TimeoutError:
+                self.notify(f"step {step.number} is still running; its actions were skipped",
+                            severity="warning")  # fmt: skip
+                return
         self.end()  # a step starts from the finished picture unless its actions say otherwise
         for action in step.actions:
             try:

@@ -10,7 +10,12 @@ which pull in the Numba core, are imported on the first load.
 from __future__ import annotations
 
 # modules that register a model kind when imported (imported by the first load)
-KIND_MODULES = ("seqviz.models.lm", "seqviz.models.tagger", "seqviz.models.flipflop")
+KIND_MODULES = (
+    "seqviz.models.lm",
+    "seqviz.models.tagger",
+    "seqviz.models.flipflop",
+    "seqviz.models.lagged",
+)
 
 from seqviz.models import shipped  # noqa: E402, F401  (registers the shipped models)
 from seqviz.models.format import load_file, register_kind, save_model  # noqa: E402

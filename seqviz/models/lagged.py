@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from seqviz.core._io import atomic_savez
 from seqviz.core.api import batch_forward, batch_trace
 from seqviz.core.params import CELLS, Params
+from seqviz.models.format import register_kind, save_model
 from seqviz.tasks.lagged import LagBatch
 
 CELL_NAMES = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
 NAMES = (*CELL_NAMES, "out_weight", "out_bias")
+KIND = "lagged"
 
 
 @dataclass(frozen=True)
@@ -41,13 +43,15 @@ class LagClassifier:
     ``self.arrays`` and are updated in place by the trainer.
     """
 
-    kind = "lagged"
+    kind = KIND
 
     def __init__(self, cell: str, n_inputs: int, hidden: int, n_classes: int, *, seed: int = 0,
-                 forget_bias: float = 1.0) -> None:  # fmt: skip
+                 forget_bias: float = 1.0, variant: str = "textbook") -> None:  # fmt: skip
         if cell not in CELLS:
             raise ValueError(f"unknown cell {cell!r}; allowed: {', '.join(CELLS)}.")
-        p = Params.random(cell, n_inputs, hidden, seed=seed, forget_bias=forget_bias)
+        p = Params.random(cell, n_inputs, hidden, seed=seed, forget_bias=forget_bias,
+                          variant=variant)  # fmt: skip
+        self.variant = p.variant
         k = 1.0 / np.sqrt(hidden)
         rng = np.random.default_rng([seed, 1])
         self.cell = cell
@@ -71,9 +75,12 @@ class LagClassifier:
     def finite(self) -> bool:
         return all(np.isfinite(a).all() for a in self.arrays.values())
 
+    @property
     def params(self) -> Params:
+        """The recurrent cell as core Params (what the gates scene can show)."""
         a = self.arrays
-        return Params(self.cell, a["weight_ih"], a["weight_hh"], a["bias_ih"], a["bias_hh"])
+        return Params(self.cell, a["weight_ih"], a["weight_hh"], a["bias_ih"], a["bias_hh"],
+                      variant=self.variant)  # fmt: skip
 
     def loss_and_grads(self, batch: LagBatch) -> tuple[float, dict[str, np.ndarray]]:
         """Mean cross-entropy of the last step's answer and its gradient for every array."""
@@ -86,7 +93,7 @@ class LagClassifier:
             self.last = Diagnostics(float("nan"), float("nan"), np.full((B, C), np.nan),
                                     np.full((B, T, d), np.nan), None, False)  # fmt: skip
             return float("nan"), nan
-        p = self.params()
+        p = self.params
         h, _, _ = batch_forward(p, batch.x)
         hT = h[:, -1]  # (B, d)
         with np.errstate(all="ignore"):
@@ -110,11 +117,35 @@ class LagClassifier:
 
     def predict(self, x: Any) -> np.ndarray:
         """Class probabilities (B, C) at the last step of x (B, T, n_inputs)."""
-        h, _, _ = batch_forward(self.params(), x)
+        h, _, _ = batch_forward(self.params, x)
         return np.exp(_log_softmax(h[:, -1] @ self.arrays["out_weight"].T
                                    + self.arrays["out_bias"]))  # fmt: skip
 
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """The arrays, the cell and the kind tag as .npz (written atomically)."""
-        atomic_savez(path, {**self.arrays, "kind": np.array(self.kind),
-                            "cell": np.array(self.cell)})  # fmt: skip
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """The arrays with the cell and variant, in the one model format (written atomically)."""
+        extra = {"cell": np.array(self.cell), "variant": np.array(self.variant)}
+        return save_model(path, KIND, {**self.arrays, **extra})
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], path: Path | None = None) -> LagClassifier:
+        """A model from a file's arrays (the loader registered for the kind)."""
+        where = f" in {str(path)!r}" if path is not None else ""
+        missing = [k for k in (*NAMES, "cell") if k not in arrays]
+        if missing:
+            raise ValueError(f"the lagged classifier{where} lacks {', '.join(missing)}.")
+        cell = str(arrays["cell"])
+        variant = str(arrays["variant"]) if "variant" in arrays else "textbook"
+        w_ih, out_w = np.asarray(arrays["weight_ih"]), np.asarray(arrays["out_weight"])
+        if w_ih.ndim != 2 or out_w.ndim != 2:
+            raise ValueError(f"the lagged classifier{where} has weights of the wrong shape.")
+        model = cls(cell, w_ih.shape[1], out_w.shape[1], out_w.shape[0], variant=variant)
+        for name in NAMES:
+            want = model.arrays[name].shape
+            got = np.asarray(arrays[name], dtype=float)
+            if got.shape != want:
+                raise ValueError(f"{name}{where} has shape {got.shape}, expected {want}.")
+            model.arrays[name] = got.copy()
+        return model
+
+
+register_kind(KIND, LagClassifier.from_arrays, "a seqviz lagged classifier")

@@ -21,6 +21,7 @@ SCENE_MODULES: tuple[str, ...] = (
     "seqviz.scenes.tagging",
     "seqviz.scenes.dynamics",
     "seqviz.scenes.inside",
+    "seqviz.scenes.training",
 )
 
 _cache: dict[str, Scene] = {}

@@ -187,8 +187,12 @@ class Scene:
     """result -> {part name: core Trace}: the recurrent traces behind it, for the .npz export."""
     select: SelectHook | None = None
     """What a lecture script's ``select`` points at in this scene."""
-    stream: Callable[[Any], Iterator[Any]] | None = None
-    """values -> generator of successive results (a live computation); None: ``compute``."""
+    stream: Callable[..., Iterator[Any]] | None = None
+    """values -> generator of successive results (a live computation); None: ``compute``.
+    With ``steered=True`` it is called as ``stream(values, control)``: the app pauses it, runs it
+    one step at a time and hands it new view-only values through a ``StreamControl``
+    (``seqviz.scenes.stream``); its results then say ``done=True`` on the last one."""
+    steered: bool = False
     hidden: Callable[[Any], frozenset[str]] | None = None
     """Optional: values -> parameters that do not exist for them (the panel hides those rows),
     e.g. the random network's knobs while a trained model is shown."""
@@ -203,9 +207,14 @@ class Scene:
         cls = make_values_class(f"{self.name.title().replace('_', '')}Values", self.specs)
         object.__setattr__(self, "values_class", cls)
 
-    def results(self, values: Any) -> Generator[Any, None, None]:
-        """The results to show for ``values``: the stream's, or the one ``compute`` returns."""
-        if self.stream is not None:
+    def results(self, values: Any, control: Any = None) -> Generator[Any, None, None]:
+        """The results to show for ``values``: the stream's, or the one ``compute`` returns.
+        A steered stream gets ``control`` (a free-running StreamControl when None)."""
+        if self.stream is not None and self.steered:
+            from seqviz.scenes.stream import StreamControl
+
+            yield from self.stream(values, StreamControl(values) if control is None else control)
+        elif self.stream is not None:
             yield from self.stream(values)
         else:
             yield self.compute(values)

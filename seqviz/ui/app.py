@@ -37,6 +37,7 @@ from textual.worker import get_current_worker
 
 from seqviz.scenes import get_scene, scenes
 from seqviz.scenes.base import Scene
+from seqviz.scenes.stream import StreamControl
 from seqviz.ui.compat_textual import SafeCommandPalette, clear_styles_cache
 from seqviz.ui.export import ExportCommands, screenshot_action, trace_action
 from seqviz.ui.help import HelpScreen
@@ -52,9 +53,6 @@ from seqviz.ui.widgets.scenebar import SceneBar, SceneTab
 COMPACT_WIDTH = 120
 COMPACT_HEIGHT = 34
 COMPILING = "compiling kernels (first launch only)…"
-
-
-VIEW_KEYS = "uiojkl"  # the dynamics scene's input pulses
 
 
 class SeqvizApp(App[None]):
@@ -85,9 +83,6 @@ class SeqvizApp(App[None]):
         Binding("e", "save_trace", "save trace", show=False),
         Binding("q", "quit", "quit"),
         *(Binding(str(i), f"scene({i})", f"scene {i}", show=False) for i in range(1, 10)),
-        # Keys a scene view acts on wherever the focus is (the first parameter has it): passed
-        # to the view's on_view_key; a focused widget's own binding of the key comes first.
-        *(Binding(k, f"view_key('{k}')", show=False) for k in VIEW_KEYS),
     ]
 
     def __init__(
@@ -117,7 +112,10 @@ class SeqvizApp(App[None]):
         self._error = ""
         self._focused_param = first.specs[0].name
         self._result_ready = asyncio.Event()
+        self._stream_finished = asyncio.Event()  # a steered stream showed its last result
         self._rebuilding = False
+        self._stream: StreamControl | None = None  # steers the current scene's live compute
+        self._stream_done = False
 
     # --- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -219,6 +217,13 @@ class SeqvizApp(App[None]):
         self._apply_values(self.scene.defaults(), recompute=True)
 
     def play(self) -> None:
+        if self._stream is not None:
+            if self._stream_done:
+                self._request_compute()  # play after the end runs the stream again
+            self._stream.resume()
+            self.playback.playing = True
+            self._update_status()
+            return
         if self.frame >= self.n_frames:
             self.seek(0)
         self.playback.play()
@@ -227,14 +232,21 @@ class SeqvizApp(App[None]):
         self._update_status()
 
     def pause(self) -> None:
+        if self._stream is not None:
+            self._stream.pause()
         self.playback.pause()
         if self._timer is not None:
             self._timer.pause()
         self._update_status()
 
     def step(self, n: int = 1) -> None:
-        """Move the frame cursor n frames (negative: back); pauses."""
+        """Move the frame cursor n frames (negative: back); pauses. A live scene does n units
+        of work instead (one training update each) and cannot go back."""
         self.pause()
+        if self._stream is not None:
+            if not self._stream_done:
+                self._stream.step(n)
+            return
         self.seek(self.frame + n)
 
     def home(self) -> None:
@@ -281,6 +293,14 @@ class SeqvizApp(App[None]):
         """Wait until the current parameters are computed and on screen."""
         await asyncio.wait_for(self._result_ready.wait(), timeout)
 
+    async def until_done(self, timeout: float = 600.0) -> None:
+        """Like until_ready, but a live (steered) scene waits for its last result, e.g. the end
+        of training: what a demo's numbers are read from."""
+        if self.scene.stream is None or not self.scene.steered:
+            await self.until_ready(timeout)
+            return
+        await asyncio.wait_for(self._stream_finished.wait(), timeout)
+
     # --- computing -----------------------------------------------------------------------------
     def _apply_values(self, values: Any, *, recompute: bool) -> None:
         if values == self.values:
@@ -292,21 +312,41 @@ class SeqvizApp(App[None]):
             pass  # before compose: the panel is filled when mounted
         if recompute:
             self._request_compute()
-        elif self._view is not None:
-            self._view.show_values(values)
+        else:
+            if self._stream is not None:
+                self._stream.set_values(values)  # e.g. a learning rate, from the next update
+            if self._view is not None:
+                self._view.show_values(values)
 
     def _request_compute(self) -> None:
         self._generation += 1
         self._result_ready.clear()
-        self._compute(self._generation, self.scene, self.values)
+        self._stream_finished.clear()
+        if self._stream is not None:
+            self._stream.cancel()  # wakes a paused stream so that its worker ends
+            self._stream = None
+        if self.scene.stream is not None and self.scene.steered:
+            self._stream = StreamControl(self.values)
+            self._stream_done = False
+            self.playback.playing = True
+        self._compute(self._generation, self.scene, self.values, self._stream)
         self._update_status()
 
+    def restart(self) -> None:
+        """Compute the current values again; a live scene starts over from scratch."""
+        self._request_compute()
+
     @work(thread=True, exclusive=True, group="compute", exit_on_error=False)
-    def _compute(self, generation: int, scene: Scene, values: Any) -> None:
+    def _compute(
+        self, generation: int, scene: Scene, values: Any, control: StreamControl | None = None
+    ) -> None:
         """Post each result of the scene for ``values`` (one, or a stream's successive ones);
-        a stream stops at its next result once newer parameters or another scene were asked."""
+        a stream stops at its next result once newer parameters or another scene were asked
+        (a steered one also while it waits, paused, through its control)."""
         worker = get_current_worker()
-        results = scene.results(values)  # a generator: close() ends a stream early
+        if control is not None:
+            control.watch(lambda: worker.is_cancelled or generation != self._generation)
+        results = scene.results(values, control)  # a generator: close() ends a stream early
         try:
             for result in results:
                 if worker.is_cancelled or generation != self._generation:
@@ -352,6 +392,11 @@ class SeqvizApp(App[None]):
             view.show_frame(self.frame)
         self._shown_generation = message.generation
         self._result_ready.set()
+        if self._stream is not None:
+            self._stream_done = bool(getattr(message.result, "done", True))
+            if self._stream_done:
+                self.playback.playing = False
+                self._stream_finished.set()
         self._update_status()
 
     async def _sync_view(self) -> None:
@@ -493,7 +538,10 @@ class SeqvizApp(App[None]):
         self.end()
 
     def action_reset(self) -> None:
-        self.reset_params()
+        if self.scene.stream is not None and self.scene.steered:
+            self.restart()  # a live scene: train again from scratch with the same knobs
+        else:
+            self.reset_params()
 
     def action_nudge(self, direction: int) -> None:
         if self._focused_param not in self.scene.param_names:
@@ -506,11 +554,6 @@ class SeqvizApp(App[None]):
         speed = self.playback.next_speed(direction)
         if speed is not None:
             self.set_speed(speed)
-
-    def action_view_key(self, key: str) -> None:
-        handler = getattr(self._view, "on_view_key", None)
-        if handler is not None:
-            handler(key)
 
     def action_scene(self, number: int) -> None:
         names = list(scenes())

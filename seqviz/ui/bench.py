@@ -72,6 +72,27 @@ async def _param_latency(app: Any, pilot: Any) -> list[float]:
     return times
 
 
+async def _training_frame_rate(app: Any, pilot: Any) -> tuple[float, float]:
+    """Frames per second while the Training scene trains in its worker, and the updates per
+    second the worker made meanwhile. A frame: the newest result drawn, then the screen rendered
+    (the worker shares the interpreter, so this is the UI's rate under training load)."""
+    app.set_scene("training", {"steps": 20000})
+    while app.result is None or getattr(app.result, "step", 0) < 2:
+        await pilot.pause(0.02)
+    view = app._view
+    start_step = app.result.step
+    start = time.perf_counter()
+    for _ in range(FRAMES):
+        view.show_result(app.result)
+        await _paint(app, pilot)
+    elapsed = time.perf_counter() - start
+    updates = (app.result.step - start_step) / elapsed if elapsed > 0 else 0.0
+    app.pause()
+    app.set_scene("vanishing")  # stops the training worker
+    await app.until_ready()
+    return (FRAMES / elapsed if elapsed > 0 else float("inf")), updates
+
+
 async def _long_run(app: Any, pilot: Any, scene: str, frames: int) -> tuple[float, float]:
     """RSS (MB) before and after ``frames`` animation frames (looping over the scene)."""
     app.set_scene(scene)
@@ -100,12 +121,15 @@ async def _measure(long_run_frames: int) -> dict[str, Any]:
         await app.until_ready()
         fps = {scene: await _frame_rate(app, pilot, scene) for scene in SCENES}
         busiest = min(fps, key=lambda name: fps[name])
+        training_fps, training_updates = await _training_frame_rate(app, pilot)
         latency = await _param_latency(app, pilot)
         before, after = await _long_run(app, pilot, busiest, long_run_frames)
     results.update(
         fps_by_scene={k: round(v, 1) for k, v in fps.items()},
         busiest_scene=busiest,
         fps=round(fps[busiest], 1),
+        fps_while_training=round(training_fps, 1),
+        training_updates_per_s=round(training_updates, 1),
         param_to_repaint_ms_median=round(statistics.median(latency), 1),
         param_to_repaint_ms_max=round(max(latency), 1),
         long_run_frames=long_run_frames,
@@ -128,6 +152,10 @@ def run_ui_bench(json: bool = False, quick: bool = False) -> int:
     print(f"{results['fps']:.0f} fps  (busiest scene: {results['busiest_scene']}, 160x50)")
     for scene, fps in results["fps_by_scene"].items():
         print(f"  {scene:<10} {fps:7.1f} fps")
+    print(
+        f"  {'training':<10} {results['fps_while_training']:7.1f} fps while training "
+        f"({results['training_updates_per_s']:.0f} updates/s in the worker)"
+    )
     print(
         f"parameter change -> repainted frame: median {results['param_to_repaint_ms_median']:.1f}"
         f" ms, max {results['param_to_repaint_ms_max']:.1f} ms"

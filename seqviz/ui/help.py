@@ -24,7 +24,6 @@ KEYS = (
     ("ctrl+p", "command palette: type a parameter and a value, e.g. 'rho 1.2'"),
     ("m", "maximise the panel under the mouse (else the first) for a projector; m restores"),
     ("s / e", "save an SVG screenshot / this scene's traces (.npz) into ./seqviz-shots"),
-    ("u i o / j k l", "dynamics scene: a +1 / -1 input pulse on input 1, 2, 3"),
     ("?", "this help"),
     ("q", "quit"),
 )

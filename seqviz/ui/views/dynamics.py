@@ -128,12 +128,8 @@ class DynamicsView(SceneView):
                 "the edge of chaos", "", Readout(id="dyn-chaos-readout"), id="dyn-chaos-panel"
             )
 
-    def on_view_key(self, key: str) -> None:
-        """The app passes u i o / j k l here wherever the focus is (see SeqvizApp.VIEW_KEYS)."""
-        if key in KEYS:
-            self.action_pulse(KEYS.index(key), 1)
-        elif key in NEG_KEYS:
-            self.action_pulse(NEG_KEYS.index(key), -1)
+    def on_mount(self) -> None:
+        self.query_one(PhasePortrait).focus()
 
     # --- the app's interface ---------------------------------------------------------------
     def show_result(self, result: Any) -> None:

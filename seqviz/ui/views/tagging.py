@@ -170,10 +170,8 @@ class TaggingView(SceneView):
                 rows[1].append(r.tags[t][: max(1, cell - 1)], style=style)
                 rows[2].append(f"{r.probs[t]:.2f}"[: max(1, cell - 1)], style="dim")
                 if bad:
-                    ref = r.reference_tags[t]
-                    # "bi B-ORG" where it fits, else the tag alone under the wrong one
-                    label = "bi " + ref if len(ref) + 3 <= cell - 1 else ref
-                    rows[3].append(label[: max(1, cell - 1)], style=_tag_style(ref))
+                    rows[3].append(("bi " + r.reference_tags[t])[: max(1, cell - 1)],
+                                   style=_tag_style(r.reference_tags[t]))  # fmt: skip
         lines: list[Any] = rows[:3] if not wrong else rows
         if shown == r.T and not r.bidirectional and r.mistakes:
             lines.append(Text(explain(r), style="italic"))

@@ -32,7 +32,7 @@ class PhasePortrait(Widget, can_focus=True):
     """A 2-D picture in plane coordinates: arrows of the flow, the run up to a frame, a live
     trail, fixed points (stable filled, saddles hollow with their unstable direction).
 
-    Focusable with Tab, which shows the view's pulse keys in the footer."""
+    Focusable, so the view's pulse keys reach it (tab moves on to the parameters)."""
 
     DEFAULT_CSS = """
     PhasePortrait {
