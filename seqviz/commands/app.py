@@ -33,10 +33,12 @@ def resolve(args: argparse.Namespace) -> tuple[str, Any]:
 
 
 def launch(args: argparse.Namespace) -> int:
+    from seqviz.commands.terminal import check_terminal, run_app
+
     scene_name, values = resolve(args)
+    check_terminal()  # before the app is built: with no terminal, say so and stop
     from dataclasses import asdict
 
     from seqviz.ui.app import SeqvizApp
 
-    SeqvizApp(scene=scene_name, values=asdict(values)).run()
-    return 0
+    return run_app(SeqvizApp(scene=scene_name, values=asdict(values)))

@@ -101,11 +101,13 @@ def run(args: argparse.Namespace) -> int:
         # Each browser session runs the script from the file, so a shipped demo goes by its path.
         command = demo_command(str(Path(demo.path).resolve()), args.start, args.speed, args.shots)
         return serve(command, args, title=f"seqviz · {demo.title}", what=f"demo {demo.name}")
+    from seqviz.commands.terminal import check_terminal, run_app
+
+    check_terminal()
     from seqviz.lecture.runner import DemoApp
     from seqviz.ui.export import set_shots_folder
 
     app = DemoApp(demo, start=args.start, speed=args.speed, large_captions=args.large_captions)
     if args.shots:
         set_shots_folder(app, args.shots)
-    app.run()
-    return 0
+    return run_app(app)

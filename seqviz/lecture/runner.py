@@ -231,6 +231,11 @@ async def _check_at(demo: Demo, size: tuple[int, int], label: bool) -> list[str]
             error = getattr(app, "_error", "")
             if error:
                 problems.append(f"{where}: the scene failed: {error}")
+            # A scene may draw a user mistake as text instead of failing (the decoding scene's
+            # model file that did not load): for a scripted step that is still a failure.
+            result_error = getattr(app.result, "error", None)
+            if result_error and not error:
+                problems.append(f"{where}: the step did not run: {result_error}")
             shown = _lines_without_banner(app)
             for expected in step.expect:
                 if not any(normalize(expected) in line for line in shown):

@@ -161,6 +161,10 @@ class TrainableLM:
                 n += len(tgt)
                 dlogits = np.exp(logp)
                 dlogits[rows, tgt] -= 1.0
+                if not (np.isfinite(loss) and np.isfinite(dlogits).all()):
+                    # The weights blew up (a huge --lr): a nan loss lets fit() report that
+                    # training diverged, where BPTT would refuse the non-finite gradient.
+                    return g, float("nan"), max(n, 1)
                 g["out_weight"] += dlogits.T @ h
                 g["out_bias"] += dlogits.sum(axis=0)
                 tr = trace(params, x, h0, c0, grad_out=dlogits @ w["out_weight"])

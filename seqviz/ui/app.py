@@ -38,7 +38,7 @@ from textual.worker import get_current_worker
 from seqviz.scenes import get_scene, scenes
 from seqviz.scenes.base import Scene
 from seqviz.scenes.stream import StreamControl
-from seqviz.ui.compat_textual import SafeCommandPalette, clear_styles_cache
+from seqviz.ui.compat_textual import SafeCommandPalette, clear_styles_cache, install_input_fixes
 from seqviz.ui.export import ExportCommands, screenshot_action, trace_action
 from seqviz.ui.help import HelpScreen
 from seqviz.ui.messages import ComputeFailed, TraceReady
@@ -49,6 +49,8 @@ from seqviz.ui.views.base import SceneView
 from seqviz.ui.widgets.controls import ParamChanged, ParamFocused, ParamPanel, ParamRow
 from seqviz.ui.widgets.footer import FittingFooter
 from seqviz.ui.widgets.scenebar import SceneBar, SceneTab
+
+install_input_fixes()  # page keys before the palette draws, invalid UTF-8 (compat_textual)
 
 COMPACT_WIDTH = 120
 COMPACT_HEIGHT = 34

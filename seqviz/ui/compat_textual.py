@@ -6,6 +6,8 @@ and degrades to doing nothing when the internal is gone; the compat test then fa
 
 from __future__ import annotations
 
+import codecs
+import functools
 from typing import Any
 
 from textual import events
@@ -99,4 +101,53 @@ INTERNALS = (
     ("textual.pilot.Pilot", "_wait_for_screen"),
     ("textual._compositor.Compositor", "render_update"),
     ("textual.app.App", "_background_screens"),
+)
+
+
+# --- input that ended the app (issue 10); Textual bugs, worked around here -------------------
+def _page_without_layout(original: Any) -> Any:
+    """OptionList._move_page, but a page key before the list is laid out does nothing.
+
+    Ctrl+P and at once PgUp/PgDn reached the command palette's option list while it had height
+    0 and no line cache yet: ``self._index_to_line[...]`` raised KeyError and ended the app (all
+    10 crashes in 10,000 random keys). With nothing drawn there is no page to move by.
+    """
+
+    def move_page(self: Any, direction: Any) -> None:
+        try:
+            original(self, direction)
+        except (KeyError, IndexError):
+            pass
+
+    move_page._seqviz_safe = True  # type: ignore[attr-defined]
+    return move_page
+
+
+def _replacing_decoder(encoding: str) -> Any:
+    """codecs.getincrementaldecoder, but undecodable bytes become U+FFFD instead of raising.
+
+    Textual's input threads decode stdin strictly; a truncated paste (invalid UTF-8) raised
+    UnicodeDecodeError in the thread, which panicked the app (exit status 0).
+    """
+    return functools.partial(codecs.getincrementaldecoder(encoding), errors="replace")
+
+
+def install_input_fixes() -> None:
+    """Apply both workarounds (idempotent); SeqvizApp calls it when its module is imported."""
+    from textual.drivers import linux_driver, web_driver
+    from textual.widgets import OptionList
+
+    move_page = getattr(OptionList, "_move_page", None)
+    if move_page is not None and not getattr(move_page, "_seqviz_safe", False):
+        OptionList._move_page = _page_without_layout(move_page)  # type: ignore[method-assign]
+    for module in (linux_driver, web_driver):
+        if hasattr(module, "getincrementaldecoder"):
+            module.getincrementaldecoder = _replacing_decoder  # type: ignore[attr-defined]
+
+
+# the private names seqviz relies on here: (owner, attribute)
+INPUT_INTERNALS = (
+    ("textual.widgets._option_list.OptionList", "_move_page"),
+    ("textual.drivers.linux_driver", "getincrementaldecoder"),
+    ("textual.drivers.web_driver", "getincrementaldecoder"),
 )
