@@ -250,3 +250,13 @@ def test_random_params_seed_is_a_value_error():
         Params.random("lstm", 2, 3, seed="abc")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="seed"):
         Params.random("lstm", 2, 3, seed=-1)
+
+
+async def test_a_fifo_as_the_gates_weights_shows_an_error_and_quits(make_app, tmp_path):
+    fifo = tmp_path / "weights.npz"
+    os.mkfifo(fifo)
+    app = make_app("gates", {"model": "file", "weights": str(fifo)})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.until_ready(timeout=60)  # before: the compute thread blocked on the FIFO
+        await pilot.pause()
+        assert "regular file" in app._error

@@ -133,11 +133,18 @@ def is_lm_file(path: str) -> bool:
     """Whether `path` is a `seqviz train` model (a vocabulary and an embedding beside the cell)."""
     if not path.lower().endswith(".npz"):
         return False
+    import zipfile
+
+    from seqviz.limits import FILE_CAPS, check_regular
+
     try:
-        with np.load(path, allow_pickle=False) as f:
-            return "vocab" in f.files and "embedding" in f.files
-    except Exception:
+        # Only the archive's directory, and only of a regular file: np.load on a FIFO blocks.
+        check_regular(path, "weights file", FILE_CAPS["weights"])
+        with zipfile.ZipFile(path) as z:
+            names = set(z.namelist())
+    except (ValueError, OSError, zipfile.BadZipFile):
         return False
+    return "vocab.npy" in names and "embedding.npy" in names
 
 
 def load_model(v: Any) -> Any:
@@ -230,7 +237,10 @@ def load_tagger_file(v: Any) -> Any:
     path = v.weights
     if v.model != "file" or not path.lower().endswith(".npz") or not os.path.exists(path):
         return None
+    from seqviz.limits import FILE_CAPS, check_regular
+
     try:
+        check_regular(path, "weights file", FILE_CAPS["weights"])  # a FIFO would block np.load
         with np.load(path, allow_pickle=False) as f:
             tag = str(f["format"]) if "format" in f.files else ""
     except Exception:
