@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from seqviz.limits import SEED, int_option
+
 HELP = "fixed points of the trained 3-bit flip-flop RNN: stable memories and the saddles between"
 
 
@@ -15,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--starts",
-        type=int,
+        type=int_option(1, 100_000),
         default=512,
         help="starting states drawn from trajectories plus noise (default 512)",
     )
@@ -25,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0.05,
         help="std of the noise added to each start (default 0.05)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=SEED, default=0, help="random seed (default 0)")
 
 
 def find(model_name: str, starts: int = 512, noise: float = 0.05, seed: int = 0):  # noqa: ANN201

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from seqviz.commands import UsageError
+from seqviz.limits import MAX_HIDDEN, MAX_STEPS, SEED, float_option, int_option
 
 HELP = "largest Lyapunov exponents of a random tanh RNN per spectral radius (the edge of chaos)"
 
@@ -14,13 +15,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--rho", type=float, nargs="+", default=[0.5, 1.0, 1.5, 2.0], metavar="R",
         help="spectral radii of W_hh (default: 0.5 1 1.5 2)",
     )  # fmt: skip
-    parser.add_argument("--hidden", type=int, default=128, help="hidden size d (default 128)")
-    parser.add_argument("--steps", type=int, default=500, help="steps T (default 500)")
     parser.add_argument(
-        "--input-scale", type=float, default=0.0, help="input std deviation (default 0)"
+        "--hidden", type=int_option(1, MAX_HIDDEN), default=128, help="hidden size d (default 128)"
     )
-    parser.add_argument("--top", type=int, default=3, help="exponents to find by QR (default 3)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--steps", type=int_option(1, MAX_STEPS), default=500, help="steps T (default 500)"
+    )
+    parser.add_argument(
+        "--input-scale",
+        type=float_option(0, 1e6),
+        default=0.0,
+        help="input std deviation (default 0)",
+    )
+    parser.add_argument(
+        "--top",
+        type=int_option(1, MAX_HIDDEN),
+        default=3,
+        help="exponents to find by QR (default 3)",
+    )
+    parser.add_argument("--seed", type=SEED, default=0, help="random seed (default 0)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import argparse
 
+from seqviz.limits import MAX_SENTENCES, int_option
+
 HELP = "bidirectional versus left-to-right tagger: token accuracy on held-out sentences"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--sentences", type=int, default=1000, help="held-out sentences (default 1000)"
+        "--sentences",
+        type=int_option(1, MAX_SENTENCES),
+        default=1000,
+        help="held-out sentences (default 1000)",
     )
 
 

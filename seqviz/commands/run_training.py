@@ -7,6 +7,8 @@ import math
 import sys
 import time
 
+from seqviz.limits import MAX_BATCH, MAX_HIDDEN, MAX_UPDATES, SEED, int_option
+
 HELP = "train RNN/LSTM/GRU side by side on copy or agreement at a lag; who reaches 90%?"
 SPARK = "▁▂▃▄▅▆▇█"
 
@@ -18,16 +20,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--cell", nargs="+", default=["rnn", "lstm", "gru"], metavar="CELL",
                         help="cells to train side by side (default: rnn lstm gru)")  # fmt: skip
-    parser.add_argument("--steps", type=int, default=2000, help="updates per cell (default 2000)")
+    parser.add_argument(
+        "--steps",
+        type=int_option(1, MAX_UPDATES),
+        default=2000,
+        help="updates per cell (default 2000)",
+    )
     parser.add_argument("--clip", type=float, default=1.0,
                         help="max global gradient norm, 0 = off (default 1)")  # fmt: skip
     parser.add_argument("--lr", type=float, default=0.01, help="learning rate (default 0.01)")
     parser.add_argument("--optimizer", default="adam", help="adam or sgd (default adam)")
-    parser.add_argument("--hidden", type=int, default=32, help="hidden size (default 32)")
+    parser.add_argument(
+        "--hidden", type=int_option(1, MAX_HIDDEN), default=32, help="hidden size (default 32)"
+    )
     parser.add_argument("--forget-bias", type=float, default=2.0,
                         help="LSTM forget gate bias at init (default 2)")  # fmt: skip
-    parser.add_argument("--batch", type=int, default=32, help="sequences per update (default 32)")
-    parser.add_argument("--seed", type=int, default=0, help="weights and data (default 0)")
+    parser.add_argument(
+        "--batch",
+        type=int_option(1, MAX_BATCH),
+        default=32,
+        help="sequences per update (default 32)",
+    )
+    parser.add_argument("--seed", type=SEED, default=0, help="weights and data (default 0)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,6 +4,16 @@ from __future__ import annotations
 
 import argparse
 
+from seqviz.limits import (
+    MAX_BATCH,
+    MAX_EPOCHS,
+    MAX_HIDDEN,
+    MAX_STEPS,
+    MAX_UPDATES,
+    SEED,
+    int_option,
+)
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -14,14 +24,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "BPTT with Adam and gradient clipping. A checkpoint is written atomically after every "
         "epoch; Ctrl-C keeps the last one. Prints the held-out quality at the end.",
     )
-    p.add_argument("--hidden", type=int, default=24, help="hidden size (default 24)")
-    p.add_argument("--steps", type=int, default=100, help="steps per sequence (default 100)")
-    p.add_argument("--batch", type=int, default=32, help="sequences per update (default 32)")
-    p.add_argument("--batches", type=int, default=40, help="updates per epoch (default 40)")
-    p.add_argument("--epochs", type=int, default=20)
+    p.add_argument(
+        "--hidden", type=int_option(1, MAX_HIDDEN), default=24, help="hidden size (default 24)"
+    )
+    p.add_argument(
+        "--steps",
+        type=int_option(1, MAX_STEPS),
+        default=100,
+        help="steps per sequence (default 100)",
+    )
+    p.add_argument(
+        "--batch",
+        type=int_option(1, MAX_BATCH),
+        default=32,
+        help="sequences per update (default 32)",
+    )
+    p.add_argument(
+        "--batches",
+        type=int_option(1, MAX_UPDATES),
+        default=40,
+        help="updates per epoch (default 40)",
+    )
+    p.add_argument("--epochs", type=int_option(1, MAX_EPOCHS), default=20)
     p.add_argument("--lr", type=float, default=0.01, help="Adam learning rate (default 0.01)")
     p.add_argument("--clip", type=float, default=1.0, help="max gradient norm; 0 = no clipping")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=SEED, default=0)
     p.add_argument("--out", required=True, metavar="MODEL.npz", help="where to save the model")
     p.set_defaults(func=run)
 

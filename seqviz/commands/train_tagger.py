@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from seqviz.commands import UsageError
+from seqviz.limits import MAX_BATCH, MAX_EPOCHS, MAX_HIDDEN, MAX_SENTENCES, SEED, int_option
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -20,14 +21,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--bidirectional", action="store_true", help="read both ways (default: left to right)"
     )
-    p.add_argument("--hidden", type=int, default=24, help="hidden size per direction (default 24)")
-    p.add_argument("--emb", type=int, default=16, help="embedding size (default 16)")
-    p.add_argument("--sentences", type=int, default=2000, help="training sentences (default 2000)")
-    p.add_argument("--epochs", type=int, default=4)
-    p.add_argument("--batch", type=int, default=16, help="sentences per update (default 16)")
+    p.add_argument(
+        "--hidden",
+        type=int_option(1, MAX_HIDDEN),
+        default=24,
+        help="hidden size per direction (default 24)",
+    )
+    p.add_argument(
+        "--emb", type=int_option(1, MAX_HIDDEN), default=16, help="embedding size (default 16)"
+    )
+    p.add_argument(
+        "--sentences",
+        type=int_option(1, MAX_SENTENCES),
+        default=2000,
+        help="training sentences (default 2000)",
+    )
+    p.add_argument("--epochs", type=int_option(1, MAX_EPOCHS), default=4)
+    p.add_argument(
+        "--batch",
+        type=int_option(1, MAX_BATCH),
+        default=16,
+        help="sentences per update (default 16)",
+    )
     p.add_argument("--lr", type=float, default=0.01, help="Adam learning rate (default 0.01)")
     p.add_argument("--clip", type=float, default=5.0, help="max gradient norm; 0 = no clipping")
-    p.add_argument("--seed", type=int, default=0, help="initial weights and shuffling")
+    p.add_argument("--seed", type=SEED, default=0, help="initial weights and shuffling")
     p.add_argument("--out", required=True, metavar="MODEL.npz", help="where to save the model")
     p.set_defaults(func=run)
 
