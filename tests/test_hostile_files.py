@@ -260,3 +260,24 @@ async def test_a_fifo_as_the_gates_weights_shows_an_error_and_quits(make_app, tm
         await app.until_ready(timeout=60)  # before: the compute thread blocked on the FIFO
         await pilot.pause()
         assert "regular file" in app._error
+
+
+def test_torch_files_that_are_not_dense_real_state_dicts(tmp_path):
+    torch = pytest.importorskip("torch")
+    module = torch.nn.LSTM(2, 3)
+    torch.save(module, tmp_path / "module.pt")  # a whole pickled module, not a state_dict
+    with pytest.raises(ValueError, match=r"state_dict\(\)"):
+        Params.load(tmp_path / "module.pt")
+    good = module.state_dict()
+    for name, bad in [
+        ("sparse", {**good, "weight_hh_l0": good["weight_hh_l0"].to_sparse()}),
+        ("meta", {**good, "weight_hh_l0": torch.empty(12, 3, device="meta")}),
+        ("complex", {**good, "weight_hh_l0": good["weight_hh_l0"].to(torch.complex64)}),
+    ]:
+        torch.save(bad, tmp_path / f"{name}.pt")
+        with pytest.raises(ValueError) as info:
+            Params.load(tmp_path / f"{name}.pt")
+        assert "\n" not in str(info.value) and len(str(info.value)) < 300
+    (tmp_path / "cut.pt").write_bytes((tmp_path / "module.pt").read_bytes()[:200])
+    with pytest.raises(ValueError, match="not a readable torch file"):
+        Params.load(tmp_path / "cut.pt")
