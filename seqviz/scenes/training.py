@@ -152,6 +152,7 @@ def stream(values: Any, control: Any) -> Iterator[TrainingResult]:
         start = time.perf_counter()
         for _ in range(allowed):
             race.update()
+            time.sleep(0.0005)  # hands the interpreter to the UI thread between updates
             if time.perf_counter() - start > CHUNK_SECONDS or control.cancelled:
                 break  # the rest of a running budget is asked for again
         yield snapshot(race, live, sample, done=race.step >= values.steps)

@@ -24,7 +24,7 @@ COLORS = {"rnn": (255, 120, 90), "lstm": (90, 170, 255), "gru": (200, 120, 255)}
 GREY = (150, 150, 150)
 CLIP_COLOR = (255, 200, 60)
 BAD_COLOR = (255, 43, 214)  # nan/inf and spikes, as the other scenes' overflow colour
-MAX_POINTS = 300  # curves are averaged down to this many points per plot
+MAX_POINTS = 150  # curves are averaged down to this many points per plot (cheaper frames)
 
 
 def thin(x: np.ndarray, y: np.ndarray, n: int = MAX_POINTS) -> tuple[np.ndarray, np.ndarray]:
