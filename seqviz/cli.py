@@ -24,6 +24,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "seqviz.commands.train_tagger",
     "seqviz.commands.tag",
     "seqviz.commands.train_flipflop",
+    "seqviz.commands.train_seq2seq",
+    "seqviz.commands.translate",
     "seqviz.commands.demo",
     "seqviz.commands.screenshot",
     "seqviz.commands.units",

@@ -18,6 +18,7 @@ EXPERIMENTS: dict[str, str] = {
     "tagging": "seqviz.commands.run_tagging",
     "fixedpoints": "seqviz.commands.run_fixedpoints",
     "agreement": "seqviz.commands.run_agreement",
+    "bottleneck": "seqviz.commands.run_bottleneck",
 }
 
 

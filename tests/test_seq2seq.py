@@ -1,0 +1,183 @@
+"""The seq2seq model: gradients against finite differences and PyTorch, files, the task."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from seqviz.models.seq2seq import Seq2Seq, Seq2SeqConfig
+from seqviz.tasks import translation as tr
+
+SRC = ("a", "b", "c", "d", "e")
+TGT = ("<s>", "</s>", "x", "y", "z", "w")
+BATCH = [
+    (np.array([0, 3, 1, 4]), np.array([2, 5, 3])),
+    (np.array([2, 2, 1]), np.array([4, 4, 5, 2])),
+]
+
+
+def _model(cell: str, attention: bool, seed: int = 3) -> Seq2Seq:
+    cfg = Seq2SeqConfig(cell=cell, hidden=5, emb=4, attention=attention)
+    m = Seq2Seq.random(cfg, SRC, TGT, seed=seed)
+    # larger weights than the initialisation, so that every term of the gradient matters
+    for v in m.weights.values():
+        v *= 2.0
+    return m
+
+
+@pytest.mark.parametrize("cell", ["lstm", "gru", "rnn"])
+@pytest.mark.parametrize("attention", [True, False])
+def test_gradient_matches_finite_differences(cell: str, attention: bool) -> None:
+    m = _model(cell, attention)
+    _, grads = m.loss_and_grads(BATCH)
+    rng = np.random.default_rng(0)
+    eps = 1e-6
+    for name, w in m.weights.items():
+        for _ in range(3):
+            i = tuple(int(rng.integers(s)) for s in w.shape)
+            old = w[i]
+            w[i] = old + eps
+            up = m.loss_and_grads(BATCH)[0]
+            w[i] = old - eps
+            down = m.loss_and_grads(BATCH)[0]
+            w[i] = old
+            num = (up - down) / (2 * eps)
+            assert grads[name][i] == pytest.approx(num, rel=1e-5, abs=1e-8), (name, i)
+
+
+def _torch_loss(torch, m: Seq2Seq, batch):  # type: ignore[no-untyped-def]
+    w = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True) for k, v in m.weights.items()}
+    cell = m.config.cell
+    mods = {}
+    for side in ("enc", "dec"):
+        cls = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU, "rnn": torch.nn.RNN}[cell]
+        mod = cls(m.config.emb, m.config.hidden, dtype=torch.float64)
+        mods[side] = mod
+    total, n = 0, 0
+
+    def run(side, x, h0):  # type: ignore[no-untyped-def]
+        # functional call so that the gradient lands on our own tensors
+        params = {f"{k}_l0": w[f"{side}_{k}"] for k in ("weight_ih", "weight_hh", "bias_ih",
+                                                          "bias_hh")}  # fmt: skip
+        hx = h0[None, None]
+        if cell == "lstm":
+            hx = (hx, torch.zeros_like(hx))
+        out, _ = torch.func.functional_call(mods[side], params, (x[:, None], hx))
+        return out[:, 0]
+
+    d = m.config.hidden
+    for src, tgt in batch:
+        tgt_out = torch.tensor(np.append(tgt, 1))
+        tgt_in = torch.tensor(np.concatenate([[0], tgt]))
+        H = run("enc", w["src_embedding"][torch.tensor(src)], torch.zeros(d, dtype=torch.float64))
+        S = run("dec", w["tgt_embedding"][tgt_in], H[-1])
+        if m.config.attention:
+            A = torch.softmax(S @ (H @ w["attn_weight"].T).T, dim=1)
+            o = torch.tanh(torch.cat([A @ H, S], 1) @ w["comb_weight"].T + w["comb_bias"])
+        else:
+            o = S
+        logits = o @ w["out_weight"].T + w["out_bias"]
+        logits = torch.cat([torch.full_like(logits[:, :1], -torch.inf), logits[:, 1:]], 1)
+        logp = torch.log_softmax(logits, 1)
+        total = total - logp[torch.arange(len(tgt_out)), tgt_out].sum()
+        n += len(tgt_out)
+    loss = total / n
+    loss.backward()
+    return float(loss.detach()), {k: v.grad.numpy() for k, v in w.items()}
+
+
+@pytest.mark.parametrize("cell", ["lstm", "gru", "rnn"])
+@pytest.mark.parametrize("attention", [True, False])
+def test_gradient_matches_torch(cell: str, attention: bool) -> None:
+    torch = pytest.importorskip("torch")
+    m = _model(cell, attention)
+    loss, grads = m.loss_and_grads(BATCH)
+    t_loss, t_grads = _torch_loss(torch, m, BATCH)
+    assert loss == pytest.approx(t_loss, abs=1e-12)
+    for k, g in grads.items():
+        np.testing.assert_allclose(g, t_grads[k], rtol=0, atol=1e-9, err_msg=k)
+
+
+def test_save_load_roundtrip(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    m = _model("gru", True)
+    m.meta["note"] = "x"
+    p = m.save(tmp_path / "m.npz")
+    back = Seq2Seq.load(p)
+    assert back.config == m.config and back.tgt_vocab == TGT and back.meta["note"] == "x"
+    for k, v in m.weights.items():
+        np.testing.assert_array_equal(back.weights[k], v)
+    assert back.loss_and_grads(BATCH)[0] == m.loss_and_grads(BATCH)[0]
+
+
+def test_load_refuses_other_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    np.savez(tmp_path / "x.npz", a=np.zeros(2))
+    with pytest.raises(ValueError, match="not a seq2seq model"):
+        Seq2Seq.load(tmp_path / "x.npz")
+    with pytest.raises(ValueError, match="no such model file"):
+        Seq2Seq.load(tmp_path / "missing.npz")
+
+
+def test_bad_config() -> None:
+    with pytest.raises(ValueError, match="unknown cell"):
+        Seq2SeqConfig(cell="tree")
+    with pytest.raises(ValueError, match="hidden must be"):
+        Seq2SeqConfig(hidden=0)
+
+
+# --- the task -------------------------------------------------------------------------------
+
+
+def test_task_is_deterministic_and_in_range() -> None:
+    a = tr.pairs(200, seed=4, min_len=3, max_len=35)
+    assert a == tr.pairs(200, seed=4, min_len=3, max_len=35)
+    assert a != tr.pairs(200, seed=5, min_len=3, max_len=35)
+    lens = [len(s.split()) for s, _ in a]
+    assert min(lens) >= 3 and max(lens) <= 35 and max(lens) >= 30
+    assert len(tr.pairs(5, 0, 3, 3)[0][0].split()) == 3
+
+
+def test_task_reorders_and_agrees() -> None:
+    verbs = {**tr.TRANSITIVE, **tr.INTRANSITIVE}
+    moved = 0
+    for src, tgt in tr.pairs(300, seed=1):
+        s, t = src.split(), tgt.split()
+        # the verb is last and carries the number of the subject (the first noun), which the
+        # source verb does not show
+        first_noun = next(w for w in t if w.rstrip("j") in tr.NOUNS.values())
+        assert t[-1].endswith("an") == first_noun.endswith("j")
+        v = next(i for i, w in enumerate(s) if w in verbs)
+        assert t[-1] in (verbs[s[v]] + "a", verbs[s[v]] + "an")
+        moved += v < len(s) - 1  # the verb moves from the middle to the end
+        assert "the" in s and "the" not in t
+    assert moved > 200
+
+
+def test_splits_are_disjoint() -> None:
+    train = {s for s, _ in tr.pairs(2000, seed=0, max_len=8)}
+    held = {s for s, _ in tr.pairs(300, seed=0, max_len=8, split="heldout")}
+    assert train and held and not train & held
+    assert all(tr.split_of(s) == "heldout" for s in held)
+
+
+def test_task_bad_lengths() -> None:
+    with pytest.raises(ValueError, match="min-len <= max-len"):
+        tr.pairs(3, min_len=9, max_len=4)
+    with pytest.raises(ValueError, match="<= 40"):
+        tr.pairs(3, max_len=99)
+
+
+def test_task_module_cli(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    run = [sys.executable, "-m", "seqviz.tasks.translation", "--pairs", "5", "--seed", "2"]
+    out = subprocess.run(run + ["--min-len", "4", "--max-len", "9"], capture_output=True,
+                         text=True, check=True).stdout  # fmt: skip
+    lines = out.splitlines()
+    assert len(lines) == 5 and all("\t" in ln for ln in lines)
+    assert all(4 <= len(ln.split("\t")[0].split()) <= 9 for ln in lines)
+    f = tmp_path / "p.tsv"
+    subprocess.run(run + ["--min-len", "4", "--max-len", "9", "--out", str(f)], check=True)
+    assert f.read_text() == out
+    bad = subprocess.run(run + ["--min-len", "1"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "min-len" in bad.stderr and "Traceback" not in bad.stderr
