@@ -181,3 +181,12 @@ def test_task_module_cli(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert f.read_text() == out
     bad = subprocess.run(run + ["--min-len", "1"], capture_output=True, text=True)
     assert bad.returncode == 2 and "min-len" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_reference_parser_agrees_with_the_generator() -> None:
+    for src, tgt in tr.pairs(400, seed=9, max_len=40):
+        assert tr.reference(src) == tgt
+    assert tr.reference("the dog") is None
+    assert tr.reference("the dog slept the cat") is None
+    assert tr.reference("dog the slept") is None
+    assert tr.reference("the dogs near the box saw the cat") == "hundoj skatolo apud kato vidan"

@@ -15,6 +15,7 @@ KIND_MODULES = (
     "seqviz.models.tagger",
     "seqviz.models.flipflop",
     "seqviz.models.lagged",
+    "seqviz.models.seq2seq",
 )
 
 from seqviz.models import shipped  # noqa: E402, F401  (registers the shipped models)

@@ -18,13 +18,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from seqviz.core._io import atomic_savez
 from seqviz.core.api import forward, step, trace
 from seqviz.core.kernels import N_GATES
 from seqviz.core.params import CELLS, Params
+from seqviz.models.format import file_kind, load_file, register_kind, save_model
 
 KIND = "seq2seq"
-FORMAT = "seqviz-seq2seq-1"
 BOS, EOS = "<s>", "</s>"
 CELL_NAMES = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
 
@@ -139,8 +138,6 @@ class Seq2Seq:
     def to_dict(self) -> dict[str, np.ndarray]:
         out = {k: np.asarray(v) for k, v in self.weights.items()}
         out.update(
-            kind=np.array(KIND),
-            format=np.array(FORMAT),
             config=np.array(json.dumps(asdict(self.config))),
             meta=np.array(json.dumps(self.meta)),
             src_vocab=np.array(self.src_vocab, dtype=str),
@@ -149,14 +146,14 @@ class Seq2Seq:
         return out
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the model as one .npz atomically (tagged kind=seq2seq)."""
-        return atomic_savez(path, self.to_dict())
+        """Write the model as one .npz atomically (format tag seqviz-seq2seq-1)."""
+        return save_model(path, KIND, self.to_dict())
 
     @classmethod
     def from_dict(cls, data: dict[str, np.ndarray], name: str = "seq2seq") -> Seq2Seq:
         """The model from the arrays `save` wrote; a problem is a ValueError of one sentence."""
-        if str(data.get("kind", "")) != KIND:
-            raise ValueError("the file is not a seq2seq model (its kind tag is not 'seq2seq').")
+        if file_kind(data) != KIND:
+            raise ValueError("the file is not a seq2seq model (its format tag is not seq2seq).")
         try:
             config = Seq2SeqConfig(**json.loads(str(data["config"])))
             meta = json.loads(str(data.get("meta", "{}")))
@@ -164,23 +161,19 @@ class Seq2Seq:
             tgt = tuple(str(t) for t in data["tgt_vocab"].tolist())
         except (KeyError, TypeError, json.JSONDecodeError) as exc:
             raise ValueError(f"the seq2seq model's header is damaged ({exc}).") from None
-        skip = {"kind", "format", "config", "meta", "src_vocab", "tgt_vocab"}
+        skip = {"format", "config", "meta", "src_vocab", "tgt_vocab"}
         w = {k: np.array(v, dtype=np.float64) for k, v in data.items() if k not in skip}
         return cls(config, src, tgt, w, name=name, meta=meta)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Seq2Seq:
-        from seqviz.core._io import read_npz
-
+        """Read a file written by `save`; any problem is a ValueError of one sentence."""
         p = Path(path)
-        try:
-            data = read_npz(p, "a seqviz seq2seq model")
-        except FileNotFoundError:
-            raise ValueError(f"no such model file: {p}.") from None
-        try:
-            return cls.from_dict(data, name=p.stem)
-        except ValueError as exc:
-            raise ValueError(f"{p}: {str(exc).rstrip('.')}.") from None
+        if not p.exists():
+            raise ValueError(f"no such model file: {p}.")
+        model = load_file(p, KIND)
+        assert isinstance(model, Seq2Seq)
+        return model
 
     # --- the Trainable protocol --------------------------------------------------------------
     def parameters(self) -> dict[str, np.ndarray]:
@@ -346,3 +339,13 @@ def _shapes(config: Seq2SeqConfig, Vs: int, Vt: int) -> dict[str, tuple[int, ...
         shapes.update(attn_weight=(d, d), comb_weight=(d, 2 * d), comb_bias=(d,))
     shapes.update(out_weight=(Vt, d), out_bias=(Vt,))
     return shapes
+
+
+def _load(arrays: dict[str, np.ndarray], path: Path) -> Seq2Seq:
+    try:
+        return Seq2Seq.from_dict(arrays, name=path.stem)
+    except ValueError as exc:
+        raise ValueError(f"{str(path)!r}: {str(exc).rstrip('.')}.") from None
+
+
+register_kind(KIND, _load, "a seqviz seq2seq model (written by `seqviz train-seq2seq`)")

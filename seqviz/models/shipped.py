@@ -43,4 +43,16 @@ register(ModelEntry(
     "flipflop", "flipflop", "tanh RNN, 24 units (3-bit flip-flop)", "flipflop.npz",
     "seqviz train-flipflop --hidden 24 --steps 100 --batch 32 --batches 40 --epochs 20 "
     "--lr 0.01 --clip 1 --seed 0 --out seqviz/data/flipflop.npz",
+    "attention", "seq2seq", "seq2seq GRU with Luong attention (translation task)",
+    "seq2seq_attention.npz",
+    "seqviz train-seq2seq --attention --cell gru --hidden 48 --emb 24 --epochs 40 --pairs 4000 "
+    "--batch 16 --lr 0.005 --clip 5 --teacher-forcing 1 --seed 0 "
+    "--out seqviz/data/seq2seq_attention.npz",
+))  # fmt: skip
+register(ModelEntry(
+    "bottleneck", "seq2seq", "seq2seq GRU without attention: one context vector",
+    "seq2seq_bottleneck.npz",
+    "seqviz train-seq2seq --no-attention --cell gru --hidden 48 --emb 24 --epochs 40 "
+    "--pairs 4000 --batch 16 --lr 0.005 --clip 5 --teacher-forcing 1 --seed 0 "
+    "--out seqviz/data/seq2seq_bottleneck.npz",
 ))  # fmt: skip

@@ -6,30 +6,30 @@ import difflib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from seqviz.models.seq2seq import Seq2Seq
 
 BUCKETS = ((3, 8), (9, 14), (15, 19), (20, 25), (26, 30))
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-SHIPPED = {"attention": "seq2seq_attention.npz", "bottleneck": "seq2seq_bottleneck.npz"}
 STRATEGIES = ("greedy", "beam")
 
 
 def load_seq2seq(name: str | os.PathLike[str]) -> Seq2Seq:
     """A shipped model by name (attention, bottleneck) or a `seqviz train-seq2seq` .npz file."""
-    if str(name) in SHIPPED:
-        m = Seq2Seq.load(DATA_DIR / SHIPPED[str(name)])
-        m.name = str(name)
-        return m
-    p = Path(name)
+    from seqviz.models.registry import entries, get, resolve
+
+    shipped = {e.name for e in entries("seq2seq")}
+    p = resolve(name)
     if not p.exists():
         raise ValueError(
-            f"no model {str(name)!r}: give attention, bottleneck or a `seqviz train-seq2seq` .npz."
+            f"no model {str(name)!r}: give {', '.join(sorted(shipped))} or a "
+            "`seqviz train-seq2seq` .npz file."
         )
-    return Seq2Seq.load(p)
+    model = Seq2Seq.load(p)
+    if str(name) in shipped:
+        model.name = get(str(name)).name
+    return model
 
 
 @dataclass(frozen=True)

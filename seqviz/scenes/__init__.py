@@ -22,6 +22,7 @@ SCENE_MODULES: tuple[str, ...] = (
     "seqviz.scenes.dynamics",
     "seqviz.scenes.inside",
     "seqviz.scenes.training",
+    "seqviz.scenes.seq2seq",
 )
 
 _cache: dict[str, Scene] = {}

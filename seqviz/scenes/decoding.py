@@ -11,11 +11,13 @@ from typing import Any
 from seqviz import models
 from seqviz.scenes.base import ParamSpec, Scene, SelectHook
 
-# the toy bigram, every shipped language model from the registry, and a file
-MODELS = ("toy", *(e.key for e in models.entries("lm")), "file")
+# the toy bigram, every shipped language model from the registry, the attention seq2seq model
+# (its prompt is the source sentence), and a file
+MODELS = ("toy", *(e.key for e in models.entries("lm")), "seq2seq", "file")
 MODEL_LABELS = {
     "toy": "toy bigram (lesson)",
     **{e.key: e.label for e in models.entries("lm")},
+    "seq2seq": "seq2seq with attention (the prompt is the source)",
 }
 
 SPECS = (
@@ -34,7 +36,7 @@ SPECS = (
     ParamSpec("top_p", "top-p", "float", 0.9, 0.05, 1.0, 0.05, recompute=False,
               help="keep the smallest set whose probability reaches p; 1 keeps all"),
     ParamSpec("model", "model", "choice", "toy", choices=MODELS,
-              help="toy bigram, the shipped LSTM, or the file named by path"),
+              help="toy bigram, the shipped LSTM, seq2seq (prompt = source), or the file at path"),
     ParamSpec("path", "model file", "text", "", min_length=0, max_length=400, live=False,
               help="with model=file: a bigram table .json or a `seqviz train` .npz"),
     ParamSpec("prompt", "prompt", "text", "", min_length=0, max_length=200, live=False,
@@ -149,6 +151,10 @@ def _load_file(path: str, mtime: float) -> Any:
 
 @lru_cache(maxsize=2)
 def _shipped(name: str) -> Any:
+    if name == "seq2seq":
+        from seqviz.models.seq2seq_lm import ConditionalLM
+
+        return ConditionalLM(models.load("attention", kind="seq2seq"), name="attention")
     return models.load(models.get(name).name, kind="lm")
 
 

@@ -105,6 +105,73 @@ def pair(rng: np.random.Generator, max_pp: int = 4) -> tuple[list[str], list[str
     return subj_s + [verb] + obj_s, subj_t + obj_t + [stem + ("an" if plural else "a")]
 
 
+_SINGULAR = {pl: sg for sg, pl in PLURAL.items()}
+
+
+def reference(source: str) -> str | None:
+    """The task's own translation of a source sentence, or None if the grammar cannot make it.
+
+    A small parser of the grammar above: noun phrase, verb, and (for a transitive verb) a second
+    noun phrase; the verb's ending follows the subject's number."""
+    words = source.split()
+    pos = 0
+
+    def peek() -> str | None:
+        return words[pos] if pos < len(words) else None
+
+    def simple_np() -> tuple[list[str], bool] | None:
+        nonlocal pos
+        if peek() != ARTICLE:
+            return None
+        pos += 1
+        adjs = []
+        while peek() in ADJECTIVES:
+            adjs.append(words[pos])
+            pos += 1
+        w = peek()
+        if w in NOUNS or w in _SINGULAR:
+            pos += 1
+            plural = w in _SINGULAR
+            sfx = "j" if plural else ""
+            noun = NOUNS[_SINGULAR[w] if plural else w]
+            return [noun + sfx, *(ADJECTIVES[a] + sfx for a in adjs)], plural
+        return None
+
+    def noun_phrase() -> tuple[list[str], bool] | None:
+        nonlocal pos
+        head = simple_np()
+        if head is None:
+            return None
+        out, plural = head
+        while peek() in PREPOSITIONS:
+            prep = words[pos]
+            pos += 1
+            pp = simple_np()
+            if pp is None:
+                return None
+            out += [*pp[0], PREPOSITIONS[prep]]
+        return out, plural
+
+    subj = noun_phrase()
+    verb = peek()
+    if subj is None or verb is None:
+        return None
+    pos += 1
+    obj: list[str] = []
+    if verb in TRANSITIVE:
+        o = noun_phrase()
+        if o is None:
+            return None
+        obj, stem = o[0], TRANSITIVE[verb]
+    elif verb in INTRANSITIVE:
+        stem = INTRANSITIVE[verb]
+    else:
+        return None
+    if pos != len(words):
+        return None
+    return " ".join([*subj[0], *obj, stem + ("an" if subj[1] else "a")])
+
+
 def split_of(source: str) -> str:
     """The split a source sentence belongs to, fixed by its text (never both)."""
     return "heldout" if zlib.crc32(source.encode()) % 100 < HELD_OUT_PERCENT else "train"

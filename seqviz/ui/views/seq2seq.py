@@ -1,0 +1,308 @@
+"""View of the seq2seq scene: encoder heatmap + context column, attention matrix, teacher forcing
+against free running, and exact match by source length."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from rich.console import Group
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+
+from seqviz.ui.views.base import Panel, SceneView
+from seqviz.ui.widgets.colormap import diverging, sequential
+from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
+from seqviz.ui.widgets.readout import Readout
+
+ATTN_COLOR = (90, 200, 120)
+BOTTLENECK_COLOR = (255, 120, 90)
+HALF = "▀"
+STATE_CMAP = diverging(1.0)
+WEIGHT_CMAP = sequential(0.0, 1.0)
+LABEL_LINES = 4  # letters of each source word written downwards under its column
+BAD = "bold #ff6b6b"
+
+
+def _half_block_lines(cols: list[np.ndarray | None], units: np.ndarray, cw: int) -> list[Text]:
+    """Columns of values as half-block cells: each line shows two units (top and bottom)."""
+    lines = []
+    for r in range(0, len(units), 2):
+        line = Text()
+        for col in cols:
+            if col is None:
+                line.append(" " * cw)
+                continue
+            top = STATE_CMAP.color(int(STATE_CMAP.bins(col[units[r]])))
+            bottom = col[units[r + 1]] if r + 1 < len(units) else np.nan
+            bg = STATE_CMAP.color(int(STATE_CMAP.bins(bottom))) if r + 1 < len(units) else None
+            line.append(HALF * cw, Style(color=top, bgcolor=bg))
+        lines.append(line)
+    return lines
+
+
+def _vertical_labels(words: tuple[str, ...], cw: int, prefix: int, current: int | None = None,
+                     n_lines: int = LABEL_LINES) -> list[Text]:  # fmt: skip
+    """Each word written top-down under its column (first letters only)."""
+    out = []
+    for k in range(n_lines):
+        line = Text(" " * prefix)
+        for j, w in enumerate(words):
+            ch = w[k] if k < len(w) else " "
+            line.append(ch.ljust(cw), "bold #ffd54f" if j == current else "")
+        out.append(line)
+    return out
+
+
+def _rows_for(d: int, lines: int) -> np.ndarray:
+    """Units shown: all of them if they fit in `lines` half-block lines, else evenly spaced."""
+    n = min(d, 2 * lines)
+    return np.unique(np.linspace(0, d - 1, n).round().astype(int))
+
+
+class Seq2SeqView(SceneView):
+    """Frames 1..S reveal the encoder word by word; frames S+1..S+T the decoder steps."""
+
+    SCOPED_CSS = False
+
+    DEFAULT_CSS = """
+    Seq2SeqView {
+        layout: horizontal;
+    }
+    Seq2SeqView #s2s-left {
+        width: 1fr;
+    }
+    Seq2SeqView #enc-panel {
+        height: auto;
+    }
+    Seq2SeqView #tf-panel {
+        height: 1fr;
+    }
+    Seq2SeqView #curve-panel {
+        height: 12;
+    }
+    Seq2SeqView #attn-panel {
+        width: 1fr;
+    }
+    .-compact Seq2SeqView #enc-panel {
+        display: none;
+    }
+    .-compact Seq2SeqView #curve-panel {
+        display: none;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="s2s-left"):
+            yield Panel(
+                "encoder states, word by word  |  c = h_T",
+                "One column per source word (units top to bottom, blue < 0 < red); the column "
+                "after the bar is c = h_T, all that the bottleneck decoder receives.",
+                Readout(id="enc"),
+                short="encoder states; the last column is c = h_T",
+                id="enc-panel",
+            )
+            yield Panel(
+                "teacher forcing  vs  free running",
+                "Same source, two decoders: one is fed the reference word, one its own last word. "
+                "Loss = -log p(reference word) at each step.",
+                Readout(id="tf"),
+                short="fed the reference vs fed its own words; loss per step",
+                id="tf-panel",
+            )
+            yield Panel(
+                "exact match by source length (held-out, `seqviz run bottleneck`)",
+                "Sentences translated exactly, per length bucket, greedy decoding.",
+                PlotLegend(id="curve-legend"),
+                SeriesPlot(log_y=False, xlabel="source words", id="curve-plot"),
+                id="curve-panel",
+            )
+        yield Panel(
+            "attention: one row per output word, one column per source word",
+            "Each row is where the decoder looked while writing that word; the current row is "
+            "marked. The verb is written last but read from the middle.",
+            Readout(id="attn"),
+            short="where each output word looked in the source",
+            id="attn-panel",
+        )
+
+    # --- results --------------------------------------------------------------------------------
+    def show_result(self, result: Any) -> None:
+        super().show_result(result)
+        rows = result.curve or ()
+        if rows:
+            x = np.array([(r.lo + r.hi) / 2 for r in rows], dtype=float)
+            series = [
+                Series(f"{name} ({100 * rows[-1].exact[name]:.0f}% at {rows[-1].lo}-"
+                       f"{rows[-1].hi})", x, np.array([100 * r.exact[name] for r in rows]), color)
+                for name, color in (("attention", ATTN_COLOR), ("bottleneck", BOTTLENECK_COLOR))
+                if name in rows[0].exact
+            ]  # fmt: skip
+            self.query_one("#curve-plot", SeriesPlot).set_series(series, ylim=(0.0, 100.0))
+            self.query_one("#curve-legend", PlotLegend).show_series(series)
+        for rid, builder in (("enc", self._enc), ("attn", self._attn), ("tf", self._tf)):
+            self.query_one(f"#{rid}", Readout).set_builder(builder)
+
+    def show_frame(self, frame: int) -> None:
+        super().show_frame(frame)
+        for rid in ("enc", "attn", "tf"):
+            self.query_one(f"#{rid}", Readout).rebuild()
+
+    def frame_label(self, frame: int) -> str:
+        r = self.result
+        if r is None or r.error:
+            return ""
+        if frame <= r.S:
+            return f"encoder word {frame}/{r.S}"
+        return f"decoder step {frame - r.S}/{r.T}"
+
+    # --- panels ---------------------------------------------------------------------------------
+    def _step(self) -> int:
+        """Decoder steps shown (0 while the encoder is still reading)."""
+        r = self.result
+        return max(0, min(self.frame - r.S, r.T)) if r is not None else 0
+
+    def _enc(self, width: int) -> Any:
+        r = self.result
+        if r is None or r.error:
+            return Text(r.error if r is not None else "", style=BAD)
+        S = r.S
+        cw = 2 if 2 * S + 6 <= width else 1
+        seen = min(self.frame, S)
+        units = _rows_for(r.enc_h.shape[1], 8)
+        cols: list[np.ndarray | None] = [r.enc_h[j] if j < seen else None for j in range(S)]
+        ctx = [r.context if seen >= S else None]
+        left = _half_block_lines(cols, units, cw)
+        right = _half_block_lines(ctx, units, 2)
+        lines = [a + Text(" │ ") + b for a, b in zip(left, right)]
+        labels = _vertical_labels(r.source, cw, 0, seen - 1 if seen < S else None)
+        labels[0].append(" │ c")
+        note = Text(f"{len(units)} of {r.enc_h.shape[1]} units shown; "
+                    f"|c| = {np.linalg.norm(r.context):.2f}", style="dim")  # fmt: skip
+        return Group(*lines, *labels, note)
+
+    def _room(self, panel: str, used: int) -> int:
+        """Lines left in a panel after `used` lines (its border and caption taken off)."""
+        return max(3, self.query_one(f"#{panel}").size.height - 4 - used)
+
+    def _attn(self, width: int) -> Any:
+        r = self.result
+        if r is None or r.error:
+            return Text(r.error if r is not None else "", style=BAD)
+        t_now = self._step()
+        top = [Text(f"{r.label}", style="bold")]
+        rows = r.curve or ()
+        if rows and "attention" in rows[-1].exact:
+            last = rows[-1]
+            top.append(Text(
+                f"exact match at {last.lo}-{last.hi} words: attention "
+                f"{100 * last.exact['attention']:.0f}%, bottleneck "
+                f"{100 * last.exact['bottleneck']:.0f}%", style="dim"))  # fmt: skip
+        top.append(Text(f"output: {' '.join(r.output[:t_now])}", style="bold"))
+        if r.reference is not None and t_now >= r.T:
+            ok = tuple(r.output) == tuple(r.reference)
+            top.append(Text("= the reference translation" if ok else
+                            f"reference: {' '.join(r.reference)}",
+                            style="#5ec962" if ok else BAD))  # fmt: skip
+        out = list(top)
+        if not r.attention_model or r.attn is None:
+            out.append(Text("No attention here: every output word is decoded from the same "
+                            "single context c = h_T, drawn as one column:", style="italic"))
+            lines = max(2, min(12, self._room("attn-panel", len(out) + 3)))
+            units = _rows_for(r.context.shape[0], lines)
+            seen = self.frame >= r.S
+            for line in _half_block_lines([r.context if seen else None], units, 4):
+                out.append(Text("  ") + line)
+            out.append(Text(f"{len(units)} of its {r.context.shape[0]} numbers shown, for "
+                            f"{r.S} source words", style="dim"))  # fmt: skip
+            return Group(*out)
+        label_w = min(10, max(len(w) for w in r.output) + 2)
+        cw = 2 if label_w + 2 * r.S <= width else 1
+        cur = t_now - 1
+        for t in range(len(r.output)):
+            mark = "▸" if t == cur else " "
+            line = Text(f"{mark}{r.output[t][: label_w - 2]:<{label_w - 1}}",
+                        style="bold #ffd54f" if t == cur else "")  # fmt: skip
+            if t < t_now:
+                for b in WEIGHT_CMAP.bins(r.attn[t]):
+                    line.append(" " * cw, Style(bgcolor=WEIGHT_CMAP.color(int(b))))
+            out.append(line)
+        j_star = int(np.argmax(r.attn[cur])) if cur >= 0 else None
+        out += _vertical_labels(r.source, cw, label_w, j_star)
+        if cur >= 0 and j_star is not None:
+            out.append(Text(
+                f"step {t_now}: {r.output[cur]!r} looks most at {r.source[j_star]!r} "
+                f"(weight {r.attn[cur, j_star]:.2f})"))  # fmt: skip
+        return Group(*out)
+
+    def _tf(self, width: int) -> Any:
+        r = self.result
+        if r is None or r.error:
+            return Text("")
+        if r.forced is None or r.free is None:
+            return Text("The source is not a sentence of the task's grammar, so there is no "
+                        "reference translation to feed or to score against.", style="italic")
+        f, g = r.forced, r.free
+        n = max(len(f.outputs), len(g.outputs))
+        summary = self._tf_summary(r)
+        fed = width >= 64  # narrow: the fed word is the previous row's word anyway
+        w = max(5, min(10, (width - 12) // 4 if fed else (width - 18) // 2))
+        part = (2 * w + 7) if fed else (w + 6)
+        head = Text(f"{'t':>2} ", style="bold")
+        for _ in (f, g):
+            head.append((f"{'fed':<{w}} " if fed else "") + f"{'out':<{w}} {'loss':>5}")
+            head.append(" | " if _ is f else "")
+        title = Text(f"{'':>2} {'teacher forcing':<{part}} | free running", style="bold")
+        ref = r.reference or ()
+        room = self._room("tf-panel", len(summary) + 2)
+        cur = self._step()
+        last = max(cur, 1)
+        first = max(0, min(last, n) - room)
+        lines = []
+        for t in range(first, min(n, first + room)):
+            line = Text(f"{t + 1:>2} ", style="bold #ffd54f" if t + 1 == cur else "",
+                        no_wrap=True, overflow="crop")  # fmt: skip
+            for d in (f, g):
+                if t < len(d.outputs):
+                    want = ref[t] if t < len(ref) else None
+                    style = "" if d.outputs[t] == want else BAD
+                    if d is g and t + 1 == r.force_step:
+                        style = "bold reverse #ff6b6b"
+                    loss = d.loss[t] if t < len(d.loss) else np.nan
+                    if fed:
+                        line.append(f"{d.inputs[t][:w]:<{w}} ")
+                    line.append(f"{d.outputs[t][:w]:<{w}}", style)
+                    line.append(f" {loss:5.2f}" if np.isfinite(loss) else f" {'-':>5}")
+                else:
+                    line.append(" " * part)
+                if d is f:
+                    line.append(" | ")
+            lines.append(line)
+        return Group(*summary, title, head, *lines)
+
+    @staticmethod
+    def _tf_summary(r: Any) -> list[Text]:
+        f, g, ref = r.forced, r.free, r.reference
+        wrong_f = sum(a != b for a, b in zip(f.outputs, ref))
+        wrong_g = sum(a != b for a, b in zip(g.outputs, ref)) + abs(len(g.outputs) - len(ref))
+        out = [
+            Text(f"teacher forcing: mean loss {np.nanmean(f.loss):.3f}, {wrong_f} words wrong"),
+            Text(f"free running:    mean loss {np.nanmean(g.loss):.3f}, {wrong_g} words wrong"),
+        ]
+        k = r.force_step
+        if k and k <= len(g.outputs):
+            after = list(range(k, min(len(g.outputs), len(ref))))
+            carried = sum(g.outputs[i] != ref[i] for i in after)
+            tail, tf_tail = g.loss[k : len(ref)], f.loss[k : len(ref)]
+            fin = np.isfinite(tail)
+            fr = float(np.mean(tail[fin])) if fin.any() else float("nan")
+            tf = float(np.mean(tf_tail)) if len(tf_tail) else float("nan")
+            out.append(Text(
+                f"forced error at step {k}: free running then got {carried} of the next "
+                f"{len(after)} words wrong; mean loss after it {fr:.2f} (fed the reference: "
+                f"{tf:.2f})", style="bold"))  # fmt: skip
+        elif k:
+            out.append(Text(f"step {k} is past the end of the free-running output.", style="dim"))
+        return out
