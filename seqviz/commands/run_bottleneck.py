@@ -11,17 +11,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pairs", type=int, default=100,
                         help="held-out pairs per length bucket (default 100)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=2026, help="seed of the held-out pairs")
+    parser.add_argument("--save", action="store_true",
+                        help="also write the table to seqviz/data/seq2seq_curve.json, which the "
+                        "seq2seq scene plots")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the table (or JSON with --json)."""
     import json
 
-    from seqviz.models.translate import length_curve
+    from seqviz.files import atomic_write
+    from seqviz.models.translate import curve_file, curve_to_json, length_curve
 
     if args.pairs < 1:
         raise ValueError(f"--pairs must be a whole number >= 1, got {args.pairs}.")
     rows = length_curve(per_bucket=args.pairs, seed=args.seed)
+    if args.save:
+        atomic_write(curve_file(), curve_to_json(rows, args.pairs, args.seed))
     if getattr(args, "json", False):
         data = [
             {"lengths": [r.lo, r.hi], "pairs": r.n, "exact": r.exact, "token_accuracy": r.token}

@@ -25,6 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--attention", action=argparse.BooleanOptionalAction, default=True,
                    help="Luong attention over the encoder states (default on)")  # fmt: skip
+    p.add_argument("--reverse-source", action="store_true",
+                   help="the encoder reads the source backwards (Sutskever et al. 2014)")  # fmt: skip
     p.add_argument("--cell", choices=("lstm", "gru", "rnn"), default="gru")
     p.add_argument("--hidden", type=int, default=48, help="hidden size (default 48)")
     p.add_argument("--emb", type=int, default=24, help="embedding size (default 24)")
@@ -54,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
 
     config = Seq2SeqTrainConfig(
         cell=args.cell, hidden=args.hidden, emb=args.emb, attention=args.attention,
+        reverse=args.reverse_source,
         teacher_forcing=args.teacher_forcing, pairs=args.pairs, batch=args.batch,
         max_len=args.max_len, seed=args.seed,
     )  # fmt: skip
@@ -66,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     n_params = sum(v.size for v in model.weights.values())
     console.print(
-        f"seq2seq {'with' if config.attention else 'without'} attention: {config.cell} hidden "
+        f"seq2seq {'with' if config.attention else 'without'} attention"
+        f"{', source read backwards' if config.reverse else ''}: {config.cell} hidden "
         f"{config.hidden}, embedding {config.emb}, {n_params:,} weights; {config.pairs} pairs "
         f"per epoch, lr {args.lr:g}, clip {args.clip:g}, teacher forcing {config.teacher_forcing:g}"
     )

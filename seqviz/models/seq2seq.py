@@ -26,6 +26,7 @@ from seqviz.models.format import file_kind, load_file, register_kind, save_model
 KIND = "seq2seq"
 BOS, EOS = "<s>", "</s>"
 CELL_NAMES = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+State = tuple[np.ndarray, "np.ndarray | None"]  # a decoder state: h (d,), and c (d,) for LSTM
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class Seq2SeqConfig:
     hidden: int = 64
     emb: int = 32
     attention: bool = True
+    reverse: bool = False  # read the source backwards (Sutskever et al. 2014)
 
     def __post_init__(self) -> None:
         if self.cell not in CELLS:
@@ -217,7 +219,7 @@ class Seq2Seq:
         enc = enc or self.cell("enc")
         dec = dec or self.cell("dec")
         w = self.weights
-        H, _ = forward(enc, w["src_embedding"][src])  # (S, d)
+        H, _ = forward(enc, w["src_embedding"][self.reading_order(src)])  # (S, d)
         S_, _ = forward(dec, w["tgt_embedding"][tgt_in], h0=H[-1])  # (T, d)
         return self._outputs(H, S_)
 
@@ -276,6 +278,7 @@ class Seq2Seq:
             grads[f"dec_{k}"] += getattr(tr_d, f"grad_{k}")
         np.add.at(grads["tgt_embedding"], tgt_in, tr_d.grad_x)
         dH[-1] += tr_d.grad_h0  # the bottleneck: the decoder's start is the encoder's end
+        src = self.reading_order(src)
         tr_e = trace(enc, w["src_embedding"][src], grad_out=dH)
         for k in CELL_NAMES:
             grads[f"enc_{k}"] += getattr(tr_e, f"grad_{k}")
@@ -295,27 +298,32 @@ class Seq2Seq:
         return np.array(inputs, dtype=np.intp)
 
     # --- step-by-step decoding ---------------------------------------------------------------
+    def reading_order(self, src: np.ndarray) -> np.ndarray:
+        """The source ids in the order the encoder reads them (backwards if `reverse`); encoder
+        states and attention columns follow this order."""
+        return np.asarray(src)[::-1] if self.config.reverse else np.asarray(src)
+
     def encode(self, src: np.ndarray, enc: Params | None = None) -> np.ndarray:
-        """Encoder states (S, d) of source ids."""
-        H, _ = forward(enc or self.cell("enc"), self.weights["src_embedding"][src])
+        """Encoder states (S, d) of source ids, in reading order."""
+        x = self.weights["src_embedding"][self.reading_order(src)]
+        H, _ = forward(enc or self.cell("enc"), x)
         return H
 
-    def start_state(self, H: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    def start_state(self, H: np.ndarray) -> State:
         """The decoder's first state: h = the context c = h_T, cell state zero (LSTM)."""
         return H[-1].copy(), (np.zeros_like(H[-1]) if self.config.cell == "lstm" else None)
 
     def decode_step(
-        self, H: np.ndarray, state: tuple[np.ndarray, np.ndarray | None], token: int,
-        dec: Params | None = None,
-    ) -> tuple[tuple[np.ndarray, np.ndarray | None], np.ndarray, np.ndarray | None]:  # fmt: skip
+        self, H: np.ndarray, state: State, token: int, dec: Params | None = None,
+    ) -> tuple[State, np.ndarray, np.ndarray | None]:
         """Feed one token: (new state, next-token log-probs (V,), attention row (S,) or None)."""
         out = self.decode_batch(H, [state], [token], dec)
         return out[0][0], out[1][0], (None if out[2] is None else out[2][0])
 
     def decode_batch(
-        self, H: np.ndarray, states: Sequence[tuple[np.ndarray, np.ndarray | None]],
-        tokens: Sequence[int], dec: Params | None = None,
-    ) -> tuple[list[tuple[np.ndarray, np.ndarray | None]], np.ndarray, np.ndarray | None]:  # fmt: skip
+        self, H: np.ndarray, states: Sequence[State], tokens: Sequence[int],
+        dec: Params | None = None,
+    ) -> tuple[list[State], np.ndarray, np.ndarray | None]:  # fmt: skip
         """`decode_step` for a batch of states over one source (beam search's hot path)."""
         dec = dec or self.cell("dec")
         x = self.weights["tgt_embedding"][np.asarray(tokens, dtype=np.intp)]  # (B, e)

@@ -22,6 +22,7 @@ class Seq2SeqTrainConfig:
     hidden: int = 48
     emb: int = 24
     attention: bool = True
+    reverse: bool = False  # the encoder reads the source backwards
     teacher_forcing: float = 1.0  # final ratio; scheduled sampling decays 1 -> this over epochs
     pairs: int = 4000  # fresh training pairs per epoch
     batch: int = 16
@@ -30,7 +31,7 @@ class Seq2SeqTrainConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        Seq2SeqConfig(self.cell, self.hidden, self.emb, self.attention)  # validates those
+        self.model_config  # validates the architecture
         tf = self.teacher_forcing
         if not (isinstance(tf, (int, float)) and math.isfinite(tf) and 0.0 <= tf <= 1.0):
             raise ValueError(f"teacher-forcing must be a ratio from 0 to 1, got {tf}.")
@@ -42,7 +43,7 @@ class Seq2SeqTrainConfig:
 
     @property
     def model_config(self) -> Seq2SeqConfig:
-        return Seq2SeqConfig(self.cell, self.hidden, self.emb, self.attention)
+        return Seq2SeqConfig(self.cell, self.hidden, self.emb, self.attention, self.reverse)
 
 
 def new_model(config: Seq2SeqTrainConfig, name: str = "seq2seq") -> Seq2Seq:

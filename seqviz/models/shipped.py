@@ -45,8 +45,8 @@ register(ModelEntry(
     "--lr 0.01 --clip 1 --seed 0 --out seqviz/data/flipflop.npz",
     "attention", "seq2seq", "seq2seq GRU with Luong attention (translation task)",
     "seq2seq_attention.npz",
-    "seqviz train-seq2seq --attention --cell gru --hidden 48 --emb 24 --epochs 40 --pairs 4000 "
-    "--batch 16 --lr 0.005 --clip 5 --teacher-forcing 1 --seed 0 "
+    "seqviz train-seq2seq --attention --cell gru --hidden 48 --emb 24 --epochs 15 --pairs 4000 "
+    "--batch 16 --lr 0.01 --clip 1 --teacher-forcing 1 --seed 0 "
     "--out seqviz/data/seq2seq_attention.npz",
 ))  # fmt: skip
 register(ModelEntry(

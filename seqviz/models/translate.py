@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -145,7 +147,7 @@ def evaluate(
             ref = t.split()
             hyp = translate(model, s, max_len=len(ref) + 10).tokens
             exact += tuple(ref) == hyp
-            tok += sum(a == b for a, b in zip(ref, hyp))
+            tok += sum(a == b for a, b in zip(ref, hyp, strict=False))
             n_tok += len(ref)
         out.append(Bucket(lo, hi, len(sel), exact / max(len(sel), 1), tok / max(n_tok, 1)))
     return out
@@ -188,3 +190,34 @@ def length_curve(
             {n: results[n][i].exact for n in names}, {n: results[n][i].token for n in names},
         ))  # fmt: skip
     return rows
+
+
+def curve_file() -> Path:
+    """Where `seqviz run bottleneck --save` keeps the table the scene plots."""
+    from seqviz.models.registry import DATA_DIR
+
+    return DATA_DIR / "seq2seq_curve.json"
+
+
+def curve_to_json(rows: Sequence[CurveRow], per_bucket: int, seed: int) -> str:
+    data = {
+        "per_bucket": per_bucket, "seed": seed,
+        "rows": [{"lengths": [r.lo, r.hi], "pairs": r.n, "exact": r.exact,
+                  "token_accuracy": r.token} for r in rows],
+    }  # fmt: skip
+    return json.dumps(data, indent=2) + "\n"
+
+
+def load_curve(path: str | os.PathLike[str] | None = None) -> tuple[CurveRow, ...]:
+    """The saved table (empty if there is none or it cannot be read)."""
+    p = Path(path) if path is not None else curve_file()
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+        return tuple(
+            CurveRow(int(r["lengths"][0]), int(r["lengths"][1]), int(r["pairs"]),
+                     {k: float(v) for k, v in r["exact"].items()},
+                     {k: float(v) for k, v in r["token_accuracy"].items()})
+            for r in data["rows"]
+        )  # fmt: skip
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return ()

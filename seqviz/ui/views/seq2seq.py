@@ -176,11 +176,13 @@ class Seq2SeqView(SceneView):
         ctx = [r.context if seen >= S else None]
         left = _half_block_lines(cols, units, cw)
         right = _half_block_lines(ctx, units, 2)
-        lines = [a + Text(" │ ") + b for a, b in zip(left, right)]
+        lines = [a + Text(" │ ") + b for a, b in zip(left, right, strict=True)]
         labels = _vertical_labels(r.source, cw, 0, seen - 1 if seen < S else None)
         labels[0].append(" │ c")
         note = Text(f"{len(units)} of {r.enc_h.shape[1]} units shown; "
-                    f"|c| = {np.linalg.norm(r.context):.2f}", style="dim")  # fmt: skip
+                    f"|c| = {np.linalg.norm(r.context):.2f}"
+                    + ("; this encoder reads the source backwards" if r.reverse else ""),
+                    style="dim")  # fmt: skip
         return Group(*lines, *labels, note)
 
     def _room(self, panel: str, used: int) -> int:
@@ -285,8 +287,9 @@ class Seq2SeqView(SceneView):
     @staticmethod
     def _tf_summary(r: Any) -> list[Text]:
         f, g, ref = r.forced, r.free, r.reference
-        wrong_f = sum(a != b for a, b in zip(f.outputs, ref))
-        wrong_g = sum(a != b for a, b in zip(g.outputs, ref)) + abs(len(g.outputs) - len(ref))
+        wrong_f = sum(a != b for a, b in zip(f.outputs, ref, strict=False))
+        wrong_g = sum(a != b for a, b in zip(g.outputs, ref, strict=False))
+        wrong_g += abs(len(g.outputs) - len(ref))
         out = [
             Text(f"teacher forcing: mean loss {np.nanmean(f.loss):.3f}, {wrong_f} words wrong"),
             Text(f"free running:    mean loss {np.nanmean(g.loss):.3f}, {wrong_g} words wrong"),
