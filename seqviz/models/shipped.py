@@ -43,6 +43,9 @@ register(ModelEntry(
     "flipflop", "flipflop", "tanh RNN, 24 units (3-bit flip-flop)", "flipflop.npz",
     "seqviz train-flipflop --hidden 24 --steps 100 --batch 32 --batches 40 --epochs 20 "
     "--lr 0.01 --clip 1 --seed 0 --out seqviz/data/flipflop.npz",
+))  # fmt: skip
+
+register(ModelEntry(
     "attention", "seq2seq", "seq2seq GRU with Luong attention (translation task)",
     "seq2seq_attention.npz",
     "seqviz train-seq2seq --attention --cell gru --hidden 48 --emb 24 --epochs 15 --pairs 4000 "
