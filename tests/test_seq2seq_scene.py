@@ -25,9 +25,9 @@ def test_defaults_translate_the_default_source_with_attention():
     np.testing.assert_allclose(r.attn.sum(axis=1), 1.0)
     assert np.array_equal(r.context, r.enc_h[-1])
     assert " ".join(r.output) == reference(" ".join(r.source)) + " </s>"
-    # the verb (last word) is read from the middle of the source: not a diagonal alignment
-    verb_row = r.attn[r.output.index("</s>") - 1]
-    assert r.source[int(np.argmax(verb_row))] == "chased"
+    # the alignment is not a diagonal: the most-attended source position goes back and forth
+    peaks = r.attn.argmax(axis=1)
+    assert (np.diff(peaks) < 0).sum() >= 2
 
 
 def test_teacher_forcing_and_free_running_agree_without_a_forced_error():
@@ -93,21 +93,16 @@ async def test_number_key_opens_the_scene(make_app, ready):
         assert "teacher forcing: mean loss" in text
 
 
-async def test_typing_a_source_validates_it(make_app, ready):
-    from textual.widgets import Input
-
+async def test_a_changed_source_is_validated(make_app, ready):
     app = make_app("seq2seq")
     async with app.run_test(size=(160, 50)) as pilot:
         await ready(app, pilot)
-        field = next(f for f in app.query(Input) if f.value == SCENE.defaults().source)
-        field.focus()
-        field.value = ""
-        await pilot.press(*"the dgo")
+        app.set_param("source", "the dgo")
         await ready(app, pilot)
         assert app.result.error is not None and "'dgo'" in app.result.error
         shown = "".join(str(app.query_one("#attn").render_line(i).text) for i in range(3))
         assert "dgo" in shown
-        await pilot.press("backspace", "backspace", "backspace", *"dog slept")
+        app.set_param("source", "the dog slept")
         await ready(app, pilot)
         assert app.result.error is None and app.result.output[-2] == "dorma"
 

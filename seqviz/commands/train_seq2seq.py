@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--attention", action=argparse.BooleanOptionalAction, default=True,
                    help="Luong attention over the encoder states (default on)")  # fmt: skip
     p.add_argument("--reverse-source", action="store_true",
-                   help="the encoder reads the source backwards (Sutskever et al. 2014)")  # fmt: skip
+                   help="the encoder reads the source backwards (Sutskever 2014)")  # fmt: skip
     p.add_argument("--cell", choices=("lstm", "gru", "rnn"), default="gru")
     p.add_argument("--hidden", type=int, default=48, help="hidden size (default 48)")
     p.add_argument("--emb", type=int, default=24, help="embedding size (default 24)")

@@ -31,7 +31,7 @@ class Seq2SeqTrainConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        self.model_config  # validates the architecture
+        _ = self.model_config  # builds (and so validates) the architecture
         tf = self.teacher_forcing
         if not (isinstance(tf, (int, float)) and math.isfinite(tf) and 0.0 <= tf <= 1.0):
             raise ValueError(f"teacher-forcing must be a ratio from 0 to 1, got {tf}.")

@@ -55,7 +55,7 @@ register(ModelEntry(
 register(ModelEntry(
     "bottleneck", "seq2seq", "seq2seq GRU without attention: one context vector",
     "seq2seq_bottleneck.npz",
-    "seqviz train-seq2seq --no-attention --cell gru --hidden 48 --emb 24 --epochs 40 "
-    "--pairs 4000 --batch 16 --lr 0.005 --clip 5 --teacher-forcing 1 --seed 0 "
+    "seqviz train-seq2seq --no-attention --reverse-source --cell gru --hidden 48 --emb 24 "
+    "--epochs 60 --pairs 4000 --batch 16 --lr 0.01 --clip 1 --teacher-forcing 1 --seed 0 "
     "--out seqviz/data/seq2seq_bottleneck.npz",
 ))  # fmt: skip

@@ -306,6 +306,7 @@ class Seq2SeqView(SceneView):
                 f"forced error at step {k}: free running then got {carried} of the next "
                 f"{len(after)} words wrong; mean loss after it {fr:.2f} (fed the reference: "
                 f"{tf:.2f})", style="bold"))  # fmt: skip
+            out.insert(0, out.pop())  # the forced error first: short screens keep it
         elif k:
             out.append(Text(f"step {k} is past the end of the free-running output.", style="dim"))
         return out
