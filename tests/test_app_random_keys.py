@@ -37,7 +37,7 @@ def send_key(app, key: str) -> None:
 
 async def test_random_keys_never_crash(make_app):
     rng = random.Random(1234)
-    numbers = [str(i) for i in range(1, len(scene_names()) + 1)]
+    numbers = [str(i) for i in range(1, min(len(scene_names()), 9) + 1)]  # keys 1..9
     pool = KEYS * 2 + numbers  # scene switches often enough to visit every scene
     app = make_app("vanishing")
     # ctrl+p, a letter, enter can pick the palette's "Quit the application": a way out the user

@@ -42,7 +42,7 @@ async def test_ten_thousand_random_keys_and_bytes(make_app):
     rng = random.Random(10)
     decode = linux_driver.getincrementaldecoder("utf-8")().decode  # what the driver uses
     parser = XTermParser()
-    numbers = [str(i) for i in range(1, len(scene_names()) + 1)]
+    numbers = [str(i) for i in range(1, min(len(scene_names()), 9) + 1)]  # keys 1..9
     pool = KEYS * 3 + numbers + ["pageup", "pagedown"] * 4
     app = make_app("vanishing")
     quits: list[bool] = []

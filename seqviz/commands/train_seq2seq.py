@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 
 def _ratio(text: str) -> float:
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     t0, c0 = time.perf_counter(), time.process_time()
 
     class Show(Callback):
-        def __init__(self, task_id: int) -> None:
+        def __init__(self, task_id: Any) -> None:
             self.task_id, self.recent = task_id, []  # type: ignore[var-annotated]
 
         def on_update(self, update: Update) -> None:

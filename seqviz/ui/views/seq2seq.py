@@ -35,9 +35,11 @@ def _half_block_lines(cols: list[np.ndarray | None], units: np.ndarray, cw: int)
             if col is None:
                 line.append(" " * cw)
                 continue
-            top = STATE_CMAP.color(int(STATE_CMAP.bins(col[units[r]])))
-            bottom = col[units[r + 1]] if r + 1 < len(units) else np.nan
-            bg = STATE_CMAP.color(int(STATE_CMAP.bins(bottom))) if r + 1 < len(units) else None
+            value = np.asarray(col[units[r]])
+            top = STATE_CMAP.color(int(STATE_CMAP.bins(value)))
+            bg = None
+            if r + 1 < len(units):
+                bg = STATE_CMAP.color(int(STATE_CMAP.bins(np.asarray(col[units[r + 1]]))))
             line.append(HALF * cw, Style(color=top, bgcolor=bg))
         lines.append(line)
     return lines
