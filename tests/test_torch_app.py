@@ -38,6 +38,7 @@ def test_cli_opens_the_gates_scene_on_the_weights(tmp_path, monkeypatch):
         seen.update(scene=app.scene.name, weights=app.values.weights)
 
     monkeypatch.setattr("seqviz.ui.app.SeqvizApp.run", fake_run)
+    monkeypatch.setattr("seqviz.commands.terminal.check_terminal", lambda: None)  # no tty here
     assert main(["--weights", str(path)]) == 0
     assert seen == {"scene": "gates", "weights": str(path)}
 
