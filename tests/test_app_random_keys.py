@@ -60,4 +60,4 @@ async def test_random_keys_never_crash(make_app):
         await pilot.pause()
         assert app.result is not None and app.values == app.scene.defaults()
         assert app.is_running
-    assert visited == set(scene_names())
+    assert visited == set(scene_names()[:9])  # the number keys reach the first nine scenes
