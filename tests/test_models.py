@@ -68,7 +68,7 @@ def test_registry_lists_and_loads_the_shipped_model():
 
 def test_decoding_scene_choices_come_from_the_registry():
     keys = tuple(e.key for e in models.entries("lm"))
-    assert decoding_scene.MODELS == ("toy", *keys, "file")
+    assert decoding_scene.MODELS == ("toy", *keys, "seq2seq", "file")
     for e in models.entries("lm"):
         lm, label = decoding_scene.load_model(e.key, "")
         assert label == e.label and lm.vocab == models.load(e.name).vocab
