@@ -128,3 +128,11 @@ async def test_frames_fill_the_encoder_then_the_attention_rows(make_app, ready):
         await ready(app, pilot)
         lines = [str(app.query_one("#attn").render_line(i).text) for i in range(10)]
         assert any("No attention here" in ln for ln in lines)
+        from seqviz.ui.views.base import Panel
+
+        panel = app.query_one("#attn-panel", Panel)  # title and caption say it too
+        assert "no attention" in str(panel.border_title) and "no attention" in panel._caption
+        assert "row" not in panel._caption
+        app.set_param("model", "attention")
+        await ready(app, pilot)
+        assert str(panel.border_title).startswith("attention: one row per output word")

@@ -64,6 +64,13 @@ def _rows_for(d: int, lines: int) -> np.ndarray:
     return np.unique(np.linspace(0, d - 1, n).round().astype(int))
 
 
+ATTN_CAPTION = ("Each row is where the decoder looked while writing that word; the current row is "
+                "marked. The verb is written last but read from the middle.")
+ATTN_SHORT = "where each output word looked in the source"
+CONTEXT_CAPTION = ("This model has no attention: every output word is decoded from the one context "
+                   "vector the encoder left behind, drawn as a single column.")
+CONTEXT_SHORT = "no attention: one context column for every word"
+
 class Seq2SeqView(SceneView):
     """Frames 1..S reveal the encoder word by word; frames S+1..S+T the decoder steps."""
 
@@ -123,16 +130,22 @@ class Seq2SeqView(SceneView):
             )
         yield Panel(
             "attention: one row per output word, one column per source word",
-            "Each row is where the decoder looked while writing that word; the current row is "
-            "marked. The verb is written last but read from the middle.",
+            ATTN_CAPTION,
             Readout(id="attn"),
-            short="where each output word looked in the source",
+            short=ATTN_SHORT,
             id="attn-panel",
         )
 
     # --- results --------------------------------------------------------------------------------
     def show_result(self, result: Any) -> None:
         super().show_result(result)
+        panel = self.query_one("#attn-panel", Panel)
+        if getattr(result, "attention_model", True):
+            panel.border_title = "attention: one row per output word, one column per source word"
+            panel.set_caption(ATTN_CAPTION, ATTN_SHORT)
+        else:  # the bottleneck model has no attention rows to show
+            panel.border_title = "no attention: the single context c = h_T"
+            panel.set_caption(CONTEXT_CAPTION, CONTEXT_SHORT)
         rows = result.curve or ()
         if rows:
             x = np.array([(r.lo + r.hi) / 2 for r in rows], dtype=float)
