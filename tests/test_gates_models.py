@@ -98,3 +98,59 @@ def test_shipped_comparison_models(name, cell):
     # trained: after a plural subject and a distractor, "are" beats "is"
     p = lm.next_token_probs("the keys to the cabinet")
     assert p["are"] > 5 * p["is"]
+
+
+def _cell_of(model):
+    """The cell a loaded model runs (LM, flip-flop: params; tagger: stack; seq2seq: config)."""
+    for inner in ("params", "stack", "config"):
+        if hasattr(model, inner):
+            return getattr(model, inner).cell
+    raise AssertionError(f"no cell on {model!r}")
+
+
+def test_every_registry_entry_names_the_cell_its_file_holds():
+    for e in models.entries():
+        assert e.cell == _cell_of(models.load(e.name)), e.name
+
+
+def test_model_choices_are_the_registry_models_with_gates(monkeypatch):
+    import dataclasses
+
+    from seqviz.models import registry
+    from seqviz.scenes import gates
+
+    shown = [e.name for e in models.entries() if e.kind in ("lm", "tagger")
+             and e.cell in ("lstm", "gru")]  # fmt: skip
+    assert gates.MODELS == (*shown, "random", "file") == gates.SCENE.spec("model").choices
+    assert {"agreement", "agreement-gru", "tagger-bi", "tagger-uni"} <= set(shown)
+    assert "agreement-rnn" not in gates.MODELS and "attention" not in gates.MODELS
+    # a new shipped model needs only its registry line: a gated LM or tagger appears, others not
+    monkeypatch.setattr(registry, "_ENTRIES", dict(registry._ENTRIES))
+    gru = models.get("agreement-gru")
+    models.register(dataclasses.replace(gru, name="extra-gru", choice="extra"))
+    models.register(dataclasses.replace(gru, name="extra-rnn", choice="xr", cell="rnn"))
+    models.register(dataclasses.replace(gru, name="extra-s2s", choice="xs", kind="seq2seq"))
+    assert gates.model_choices() == (*shown, "extra-gru", "random", "file")
+    # and the scene loads it by that name
+    v = dataclasses.replace(gates.SCENE.defaults(), model="extra-gru")
+    r = gates.compute(v)
+    assert r.cell == "gru" and r.source == "extra-gru" and r.level == "word"
+    same = gates.compute(gates.SCENE.make({"model": "agreement-gru"}))
+    np.testing.assert_array_equal(r.h, same.h)
+
+
+def test_a_shipped_tagger_is_a_choice_and_reads_like_its_file():
+    from seqviz.scenes.gates import SCENE, compute, describe, hidden
+
+    text = {"text": "Morgan Labs sees the dog", "layer": 1, "direction": "reverse"}
+    named = SCENE.make({"model": "tagger-bi", **text})
+    by_file = SCENE.make({"model": "file", "weights": str(models.get("tagger-bi").path), **text})
+    a, b = compute(named), compute(by_file)
+    np.testing.assert_array_equal(a.h, b.h)
+    np.testing.assert_array_equal(a.gates, b.gates)
+    assert a.tokens == b.tokens and a.level == "word" and a.vocab_size == b.vocab_size
+    assert a.source.startswith("tagger-bi, layer 1 reverse of a 2-layer bidirectional lstm")
+    assert describe(named).startswith("tagger-bi: a tagger, 2-layer bidirectional lstm")
+    # its layer and direction are shown; the random network's knobs and the path are not
+    assert {"layer", "direction"}.isdisjoint(hidden(named))
+    assert {"seed", "cell", "weights"} <= hidden(named)

@@ -22,6 +22,7 @@ class ModelEntry:
     file: str  # file name in seqviz/data/
     command: str  # the exact command that trains it (the README quotes it)
     choice: str = ""  # its value in scene choice lists, if not `name`
+    cell: str = ""  # its recurrent cell (lstm, gru, rnn): scenes pick the models they can show
 
     @property
     def path(self) -> Path:

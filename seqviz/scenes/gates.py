@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from seqviz import models
 from seqviz.scenes.base import ParamSpec, Scene, SelectHook
 
 GATE_NAMES = {"lstm": ("i", "f", "g", "o"), "gru": ("r", "z", "n")}
@@ -23,16 +24,30 @@ GATE_LABELS = {
 SIGNED = {"g", "n"}  # tanh outputs in (-1, 1); the rest are sigmoids in (0, 1)
 DIRECTIONS = ("forward", "reverse")
 
-# shipped LMs with a gated cell (registry names; agreement-rnn has no gates to show)
-MODELS = ("agreement", "agreement-gru", "random", "file")
+# model kinds the scene reads by name: an LM reads through its vocabulary, a tagger its words
+KINDS = ("lm", "tagger")
+
+
+def shipped_models() -> tuple[models.ModelEntry, ...]:
+    """The registry's models the scene can show: LMs and taggers whose cell has gates (a tanh
+    RNN has none), in registration order."""
+    return tuple(e for e in models.entries() if e.kind in KINDS and e.cell in GATE_NAMES)
+
+
+def model_choices() -> tuple[str, ...]:
+    """The model parameter's choices: every shipped model above by name, random, file."""
+    return (*(e.name for e in shipped_models()), "random", "file")
+
+
+MODELS = model_choices()
 # knobs of the random network; a loaded model has its own cell, sizes and weights
 RANDOM_ONLY = ("cell", "variant", "hidden", "embed", "forget_bias", "scale", "seed")
 FROM_FILE = RANDOM_ONLY[:-1]  # a bare cell from a file still reads seeded random char vectors
 
 SPECS = (
     ParamSpec("model", "model", "choice", "agreement", choices=MODELS,
-              help="a shipped trained LM reading words, a random network reading characters, "
-                   "or the weights file below"),
+              help="a shipped trained LM or tagger reading words, a random network reading "
+                   "characters, or the weights file below"),
     ParamSpec("cell", "cell", "choice", "lstm", choices=("lstm", "gru"), help="gated cell type"),
     ParamSpec("variant", "GRU variant", "choice", "textbook", choices=("textbook", "pytorch"),
               help="GRU only: where the reset gate applies (r*(W h) in PyTorch)"),
@@ -102,16 +117,12 @@ def embed(text: str, size: int, seed: int) -> np.ndarray:
 
 @lru_cache(maxsize=4)
 def _load(path: str, mtime: float) -> Any:
-    from seqviz import models
-
     del mtime  # part of the cache key only: a rewritten file is read again
     return models.load_params(path)
 
 
 def load_weights(path: str) -> Any:
     """The cell of a weights/model file or a shipped model's name; ValueError if unusable."""
-    from seqviz import models
-
     file = models.resolve(path)
     if not file.exists():
         raise ValueError(f"weights file {path!r} does not exist")
@@ -123,8 +134,6 @@ def load_weights(path: str) -> Any:
 
 @lru_cache(maxsize=4)
 def _load_lm(path: str, mtime: float) -> Any:
-    from seqviz import models
-
     del mtime  # part of the cache key only
     return models.load_file(path, kind="lm")
 
@@ -151,10 +160,11 @@ def load_model(v: Any) -> Any:
     """The trained LM the values name (an RNNLM), or None for a random network or a bare cell."""
     import os
 
-    from seqviz import models
-
     if v.model == "random":
         return None
+    entry = _entry(v)
+    if entry is not None and entry.kind != "lm":
+        return None  # a shipped tagger: load_tagger_file reads it
     if v.model == "file":
         if not v.weights:
             raise ValueError("model=file needs a weights file: set weights to a .npz or .pt path")
@@ -164,7 +174,7 @@ def load_model(v: Any) -> Any:
             return None
         path = v.weights
     else:
-        path = str(models.get(v.model).path)
+        path = str(entry.path)
     lm = _load_lm(path, os.path.getmtime(path))
     if lm.params.cell not in GATE_NAMES:
         raise ValueError(
@@ -182,7 +192,8 @@ def describe(v: Any) -> str:
     except ValueError as exc:
         return str(exc)
     if tagger is not None:
-        return f"{v.weights}: a tagger, {tagger.describe()}, {len(tagger.vocab)} words known"
+        name = v.weights if v.model == "file" else v.model
+        return f"{name}: a tagger, {tagger.describe()}, {len(tagger.vocab)} words known"
     if weights is not None and is_stack(weights):
         return f"{v.weights}: a {weights.describe()}, random char vectors"
     if lm is None:
@@ -201,7 +212,8 @@ def hidden(v: Any) -> frozenset[str]:
         return frozenset({"weights", *STACK_ONLY})
     if v.model == "file":
         return frozenset(FROM_FILE) | (frozenset() if _file_is_stack(v) else frozenset(STACK_ONLY))
-    return frozenset((*RANDOM_ONLY, "weights", *STACK_ONLY))
+    stack = _entry(v).kind == "tagger"  # a shipped tagger is a stack: its layer and direction
+    return frozenset((*RANDOM_ONLY, "weights", *(() if stack else STACK_ONLY)))
 
 
 def _file_is_stack(v: Any) -> bool:
@@ -230,10 +242,21 @@ def _load_tagger(path: str, mtime: float) -> Any:
     return load_tagger(path)
 
 
+def _entry(v: Any) -> Any:
+    """The shipped model the values name, or None for random and file."""
+    return None if v.model in ("random", "file") else models.get(v.model)
+
+
 def load_tagger_file(v: Any) -> Any:
-    """The tagger in the weights file (it reads words through its own embedding), or None."""
+    """The tagger the values name (a shipped one, or the weights file's), or None; it reads
+    words through its own embedding."""
     import os
 
+    entry = _entry(v)
+    if entry is not None:
+        if entry.kind != "tagger":
+            return None
+        return _load_tagger(str(entry.path), entry.path.stat().st_mtime)
     path = v.weights
     if v.model != "file" or not path.lower().endswith(".npz") or not os.path.exists(path):
         return None
