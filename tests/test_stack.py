@@ -81,8 +81,9 @@ def test_bad_state_dicts_are_named_in_one_sentence():
         StackParams.from_state_dict(bad)
     with pytest.raises(ValueError, match=r"weight_hr_l0"):
         StackParams.from_state_dict(dict(state, weight_hr_l0=np.zeros((2, 3))))
-    with pytest.raises(ValueError, match="no weight_ih_l0"):
-        StackParams.from_state_dict({"fc.weight": np.zeros((2, 2))})
+    for reader in (StackParams.from_state_dict, Params.from_state_dict):  # one helper, one text
+        with pytest.raises(ValueError, match="hold no weight_ih_l0: expected the state_dict"):
+            reader({"fc.weight": np.zeros((2, 2))})
 
 
 def test_bad_input_and_selection():

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from seqviz.limits import SEED, int_option
+from seqviz.commands.options import add, add_seed, print_json
+from seqviz.limits import int_option
 
 HELP = "fixed points of the trained 3-bit flip-flop RNN: stable memories and the saddles between"
 
@@ -15,19 +16,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="flipflop",
         help="shipped flip-flop model name or .npz path (default flipflop)",
     )
-    parser.add_argument(
-        "--starts",
-        type=int_option(1, 100_000),
-        default=512,
-        help="starting states drawn from trajectories plus noise (default 512)",
-    )
-    parser.add_argument(
-        "--noise",
-        type=float,
-        default=0.05,
-        help="std of the noise added to each start (default 0.05)",
-    )
-    parser.add_argument("--seed", type=SEED, default=0, help="random seed (default 0)")
+    add(parser, "--starts", int_option(1, 100_000), 512,
+        "starting states drawn from trajectories plus noise")  # fmt: skip
+    add(parser, "--noise", float, 0.05, "std of the noise added to each start")
+    add_seed(parser)
 
 
 def find(model_name: str, starts: int = 512, noise: float = 0.05, seed: int = 0):  # noqa: ANN201
@@ -46,8 +38,6 @@ def find(model_name: str, starts: int = 512, noise: float = 0.05, seed: int = 0)
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
     from seqviz.commands import UsageError
 
     if args.starts < 1:
@@ -61,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         row["output"] = [float(v) for v in model.readout(p.h)]
         rows.append(row)
     if args.json:
-        doc = {
+        return print_json({
             "model": args.model,
             "hidden": model.hidden,
             "starts": fixed.starts,
@@ -69,9 +59,7 @@ def run(args: argparse.Namespace) -> int:
             "stable": len(fixed.stable),
             "saddles": len(fixed.saddles),
             "points": rows,
-        }
-        print(json.dumps(doc, indent=2))
-        return 0
+        })  # fmt: skip
     print(
         f"Fixed points of {args.model} (tanh RNN, d={model.hidden}, zero input): q(h) = "
         f"|F(h) - h|^2 / 2 minimised from {fixed.starts} noisy trajectory states"

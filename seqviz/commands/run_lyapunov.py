@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from seqviz.commands import UsageError
-from seqviz.limits import MAX_HIDDEN, MAX_STEPS, SEED, float_option, int_option
+from seqviz.commands.options import add, add_seed, print_json
+from seqviz.limits import MAX_HIDDEN, MAX_STEPS, float_option, int_option
 
 HELP = "largest Lyapunov exponents of a random tanh RNN per spectral radius (the edge of chaos)"
 
@@ -15,30 +16,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--rho", type=float, nargs="+", default=[0.5, 1.0, 1.5, 2.0], metavar="R",
         help="spectral radii of W_hh (default: 0.5 1 1.5 2)",
     )  # fmt: skip
-    parser.add_argument(
-        "--hidden", type=int_option(1, MAX_HIDDEN), default=128, help="hidden size d (default 128)"
-    )
-    parser.add_argument(
-        "--steps", type=int_option(1, MAX_STEPS), default=500, help="steps T (default 500)"
-    )
-    parser.add_argument(
-        "--input-scale",
-        type=float_option(0, 1e6),
-        default=0.0,
-        help="input std deviation (default 0)",
-    )
-    parser.add_argument(
-        "--top",
-        type=int_option(1, MAX_HIDDEN),
-        default=3,
-        help="exponents to find by QR (default 3)",
-    )
-    parser.add_argument("--seed", type=SEED, default=0, help="random seed (default 0)")
+    add(parser, "--hidden", int_option(1, MAX_HIDDEN), 128, "hidden size d")
+    add(parser, "--steps", int_option(1, MAX_STEPS), 500, "steps T")
+    add(parser, "--input-scale", float_option(0, 1e6), 0.0, "input std deviation")
+    add(parser, "--top", int_option(1, MAX_HIDDEN), 3, "exponents to find by QR")
+    add_seed(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
     from seqviz.dynamics.lyapunov import GRAD_STEPS, lyapunov_table
 
     if args.steps < 10:
@@ -49,16 +34,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--top must be from 1 to the hidden size {args.hidden}, got {args.top}.")
     rows = lyapunov_table(args.rho, args.hidden, args.steps, args.input_scale, args.top, args.seed)
     if args.json:
-        doc = {
+        return print_json({
             "hidden": args.hidden,
             "steps": args.steps,
             "input_scale": args.input_scale,
             "seed": args.seed,
             "grad_steps": GRAD_STEPS,
             "rows": [r.to_dict() for r in rows],
-        }
-        print(json.dumps(doc, indent=2))  # fmt: skip
-        return 0
+        })  # fmt: skip
     print(
         f"Lyapunov exponents (per step) of h_t = tanh(rho W h_{{t-1}} + x_t), d={args.hidden}, "
         f"T={args.steps}, inputs N(0,1)*{args.input_scale:g}, seed {args.seed}\n"

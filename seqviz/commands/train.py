@@ -93,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+    from seqviz.commands.options import interrupted_note
     from seqviz.models.lm_train import LMConfig, TrainableLM, default_lr, read_corpus
     from seqviz.training import Diverged, FitConfig, fit
 
@@ -159,9 +160,6 @@ def run(args: argparse.Namespace) -> int:
                 "try a smaller --lr or a --clip value."
             ) from None
     if result.interrupted:
-        if result.epochs:
-            console.print(f"interrupted; {out} holds the checkpoint of epoch {result.epochs}.")
-        else:
-            console.print("interrupted before the first epoch ended; no model was written.")
+        console.print(interrupted_note(result.epochs, out))
         return 130
     return 0

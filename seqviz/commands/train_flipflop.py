@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
-from seqviz.limits import (
-    MAX_BATCH,
-    MAX_EPOCHS,
-    MAX_HIDDEN,
-    MAX_STEPS,
-    MAX_UPDATES,
-    SEED,
-    int_option,
-)
+from seqviz.commands.options import add, add_fit_options
+from seqviz.limits import MAX_HIDDEN, MAX_STEPS, MAX_UPDATES, int_option
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,70 +18,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "BPTT with Adam and gradient clipping. A checkpoint is written atomically after every "
         "epoch; Ctrl-C keeps the last one. Prints the held-out quality at the end.",
     )
-    p.add_argument(
-        "--hidden", type=int_option(1, MAX_HIDDEN), default=24, help="hidden size (default 24)"
-    )
-    p.add_argument(
-        "--steps",
-        type=int_option(1, MAX_STEPS),
-        default=100,
-        help="steps per sequence (default 100)",
-    )
-    p.add_argument(
-        "--batch",
-        type=int_option(1, MAX_BATCH),
-        default=32,
-        help="sequences per update (default 32)",
-    )
-    p.add_argument(
-        "--batches",
-        type=int_option(1, MAX_UPDATES),
-        default=40,
-        help="updates per epoch (default 40)",
-    )
-    p.add_argument("--epochs", type=int_option(1, MAX_EPOCHS), default=20)
-    p.add_argument("--lr", type=float, default=0.01, help="Adam learning rate (default 0.01)")
-    p.add_argument("--clip", type=float, default=1.0, help="max gradient norm; 0 = no clipping")
-    p.add_argument("--seed", type=SEED, default=0)
-    p.add_argument("--out", required=True, metavar="MODEL.npz", help="where to save the model")
+    add(p, "--hidden", int_option(1, MAX_HIDDEN), 24, "hidden size")
+    add(p, "--steps", int_option(1, MAX_STEPS), 100, "steps per sequence")
+    add(p, "--batches", int_option(1, MAX_UPDATES), 40, "updates per epoch")
+    add_fit_options(p, epochs=20, batch=32, per_update="sequences", clip=1.0)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from seqviz.commands import UsageError
+    from seqviz.commands.options import fit_with_lines, out_path
     from seqviz.models.flipflop import FlipFlopRNN, TrainSettings, batches_for, quality
-    from seqviz.training import FitConfig, fit
+    from seqviz.training import FitConfig
 
-    for name in ("hidden", "steps", "batch", "batches"):
-        if getattr(args, name) < 1:
-            raise UsageError(f"--{name} must be at least 1, got {getattr(args, name)}.")
-    out = Path(args.out)
-    if not out.parent.is_dir():
-        raise UsageError(f"the folder of --out does not exist: {str(out.parent)!r}.")
+    out = out_path(args, ("hidden", "steps", "batch", "batches"))
     settings = TrainSettings(args.hidden, args.steps, args.batch, args.batches, args.seed)
     model = FlipFlopRNN.random(args.hidden, seed=args.seed)
-    config = FitConfig(
-        epochs=args.epochs,
-        lr=args.lr,
-        optimizer="adam",
-        clip=args.clip,
-        seed=args.seed,
-        checkpoint=out,
-    )
+    config = FitConfig(epochs=args.epochs, lr=args.lr, optimizer="adam", clip=args.clip,
+                       seed=args.seed, checkpoint=out)  # fmt: skip
 
-    class Report:
-        def on_epoch_end(self, epoch: int, info) -> None:  # noqa: ANN001
-            print(
-                f"epoch {epoch}: mean squared error {info.mean_loss:.4f} "
-                f"({info.seconds:.1f} s); saved {out}",
-                flush=True,
-            )
+    def line(epoch: int, info: Any) -> str:
+        mse = f"mean squared error {info.mean_loss:.4f}"
+        return f"epoch {epoch}: {mse} ({info.seconds:.1f} s); saved {out}"
 
-    result = fit(model, batches_for(settings), config, [Report()])
-    if result.interrupted:
-        print(f"interrupted; {out} holds the last finished epoch")
+    if not fit_with_lines(model, batches_for(settings), config, line):
         return 130
     q = quality(model)
     print(

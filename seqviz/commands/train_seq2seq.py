@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+    from seqviz.commands.options import interrupted_note
     from seqviz.models.seq2seq_train import Seq2SeqTrainConfig, make_batches, new_model, ratio_at
     from seqviz.training import Callback, EpochInfo, FitConfig, Update, fit
 
@@ -105,10 +106,7 @@ def run(args: argparse.Namespace) -> int:
         result = fit(model, make_batches(model, config, args.epochs), fit_config, [Show(task_id)])
     cpu = time.process_time() - c0
     if result.interrupted:
-        if result.checkpoint is not None:
-            console.print(f"interrupted; {out} holds the checkpoint of epoch {result.epochs}.")
-        else:
-            console.print("interrupted before the first epoch ended; no model was written.")
+        console.print(interrupted_note(result.epochs, out))
         return 130
     console.print(f"done in {time.perf_counter() - t0:.0f} s ({cpu:.0f} s of CPU); saved {out}")
     return 0

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from seqviz.commands import UsageError
-from seqviz.limits import MAX_BATCH, MAX_EPOCHS, MAX_HIDDEN, MAX_SENTENCES, SEED, int_option
+from seqviz.commands.options import add, add_fit_options
+from seqviz.limits import MAX_HIDDEN, MAX_SENTENCES, int_option
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,63 +23,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--bidirectional", action="store_true", help="read both ways (default: left to right)"
     )
-    p.add_argument(
-        "--hidden",
-        type=int_option(1, MAX_HIDDEN),
-        default=24,
-        help="hidden size per direction (default 24)",
-    )
-    p.add_argument(
-        "--emb", type=int_option(1, MAX_HIDDEN), default=16, help="embedding size (default 16)"
-    )
-    p.add_argument(
-        "--sentences",
-        type=int_option(1, MAX_SENTENCES),
-        default=2000,
-        help="training sentences (default 2000)",
-    )
-    p.add_argument("--epochs", type=int_option(1, MAX_EPOCHS), default=4)
-    p.add_argument(
-        "--batch",
-        type=int_option(1, MAX_BATCH),
-        default=16,
-        help="sentences per update (default 16)",
-    )
-    p.add_argument("--lr", type=float, default=0.01, help="Adam learning rate (default 0.01)")
-    p.add_argument("--clip", type=float, default=5.0, help="max gradient norm; 0 = no clipping")
-    p.add_argument("--seed", type=SEED, default=0, help="initial weights and shuffling")
-    p.add_argument("--out", required=True, metavar="MODEL.npz", help="where to save the model")
+    add(p, "--hidden", int_option(1, MAX_HIDDEN), 24, "hidden size per direction")
+    add(p, "--emb", int_option(1, MAX_HIDDEN), 16, "embedding size")
+    add(p, "--sentences", int_option(1, MAX_SENTENCES), 2000, "training sentences")
+    add_fit_options(p, epochs=4, batch=16, per_update="sentences", clip=5.0)
     p.set_defaults(func=run)
 
 
-class _Progress:
-    """One line per epoch: loss, time, held-out token accuracy."""
-
-    def __init__(self, model, test) -> None:  # noqa: ANN001
-        self.model, self.test = model, test
-
-    def on_epoch_end(self, epoch: int, info) -> None:  # noqa: ANN001
-        acc = self.model.evaluate(self.test)
-        print(
-            f"epoch {epoch}: loss {info.mean_loss:.4f}, {info.seconds:.1f} s, held-out accuracy "
-            f"{acc['accuracy']:.1%} (right-context words {acc['right_context_accuracy']:.1%})",
-            flush=True,
-        )
-
-
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
+    from seqviz.commands.options import fit_with_lines, out_path
     from seqviz.models.tagger import Tagger, batches_for
     from seqviz.tasks import tagging as task
-    from seqviz.training import FitConfig, fit
+    from seqviz.training import FitConfig
 
-    for name in ("hidden", "emb", "epochs", "batch"):
-        if getattr(args, name) < 1:
-            raise UsageError(f"--{name} must be at least 1, got {getattr(args, name)}.")
-    out = Path(args.out)
-    if not out.parent.is_dir():
-        raise UsageError(f"cannot write {out}: the folder {out.parent} does not exist.")
+    out = out_path(args, ("hidden", "emb", "epochs", "batch"))
     try:
         train = task.training_set(args.sentences)
         config = FitConfig(epochs=args.epochs, lr=args.lr, clip=args.clip, seed=args.seed,
@@ -88,9 +47,14 @@ def run(args: argparse.Namespace) -> int:
                           seed=args.seed)  # fmt: skip
     test = task.held_out(300)
     print(f"training a {model.describe()} tagger on {len(train)} sentences", flush=True)
-    result = fit(model, batches_for(model, train, args.batch), config, [_Progress(model, test)])
-    if result.interrupted:
-        print(f"interrupted; {out} holds epoch {result.epochs}")
+
+    def line(epoch: int, info: Any) -> str:  # loss, time, held-out token accuracy
+        acc = model.evaluate(test)
+        return (f"epoch {epoch}: loss {info.mean_loss:.4f}, {info.seconds:.1f} s, held-out "
+                f"accuracy {acc['accuracy']:.1%} (right-context words "
+                f"{acc['right_context_accuracy']:.1%})")  # fmt: skip
+
+    if not fit_with_lines(model, batches_for(model, train, args.batch), config, line):
         return 130
     final = model.evaluate(task.held_out())
     print(

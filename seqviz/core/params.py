@@ -269,19 +269,7 @@ class Params:
         The recurrent layer may sit inside a bigger model ("lstm.weight_ih_l0", ...); keys of
         other sub-modules ("fc.weight") are ignored.
         """
-        found = [k for k in state if k.endswith("weight_ih_l0")]
-        if not found:
-            raise ValueError(
-                "the weights hold no weight_ih_l0: expected the state_dict of an nn.RNN, "
-                "nn.LSTM or nn.GRU."
-            )
-        if len(found) > 1:
-            raise ValueError(
-                f"the weights hold several recurrent layers ({', '.join(sorted(found))}); "
-                "save the state_dict of the one nn.RNN/nn.LSTM/nn.GRU to show."
-            )
-        prefix = found[0][: -len("weight_ih_l0")]
-        state = {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
+        prefix, state = split_prefix(state)
         extra = [prefix + k for k in state if k not in _KEYS and "." not in k]
         if extra:
             raise ValueError(
@@ -290,7 +278,7 @@ class Params:
                 "bidirectional networks with StackParams, without projection."
             )
         if "weight_hh_l0" not in state:
-            raise ValueError(f"the weights have {found[0]} but no {prefix}weight_hh_l0.")
+            raise ValueError(f"the weights have {prefix}weight_ih_l0 but no {prefix}weight_hh_l0.")
         w_ih = np.asarray(state["weight_ih_l0"], dtype=np.float64)
         w_hh = np.asarray(state["weight_hh_l0"], dtype=np.float64)
         cell = _infer_cell(w_ih, w_hh)
@@ -309,6 +297,24 @@ class AssumedNonlinearity(UserWarning):
             f"{path}: an nn.RNN state_dict does not record its nonlinearity; assumed tanh. "
             "For a ReLU RNN pass nonlinearity='relu' (on the command line: --nonlinearity relu)."
         )
+
+
+def split_prefix(state: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """(prefix, its keys without it) of the one nn.RNN/LSTM/GRU in a state_dict, which may sit
+    inside a bigger model ("lstm.weight_ih_l0", ...); ValueError if there is none or several."""
+    found = sorted(k for k in state if k.endswith("weight_ih_l0"))
+    if not found:
+        raise ValueError(
+            "the weights hold no weight_ih_l0: expected the state_dict of an nn.RNN, "
+            "nn.LSTM or nn.GRU."
+        )
+    if len(found) > 1:
+        raise ValueError(
+            f"the weights hold several recurrent networks ({', '.join(found)}); "
+            "save the state_dict of the one nn.RNN/nn.LSTM/nn.GRU to show."
+        )
+    prefix = found[0][: -len("weight_ih_l0")]
+    return prefix, {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
 
 
 def is_stack(state: dict[str, Any]) -> bool:

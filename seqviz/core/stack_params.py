@@ -12,7 +12,7 @@ import numpy as np
 
 from seqviz.core._io import atomic_savez, read_npz
 from seqviz.core.kernels import N_GATES
-from seqviz.core.params import Params, _check_size, _infer_cell
+from seqviz.core.params import Params, _check_size, _infer_cell, split_prefix
 
 DIRECTIONS = ("forward", "reverse")
 _NAMES = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
@@ -212,19 +212,7 @@ class StackParams:
         Keys of other sub-modules ("fc.weight") and seqviz's settings are ignored; a missing
         layer, a missing direction or an inconsistent shape is a ValueError naming the key.
         """
-        found = sorted(k for k in state if k.endswith("weight_ih_l0"))
-        if not found:
-            raise ValueError(
-                "the weights hold no weight_ih_l0: expected the state_dict of an nn.RNN, "
-                "nn.LSTM or nn.GRU."
-            )
-        if len(found) > 1:
-            raise ValueError(
-                f"the weights hold several recurrent networks ({', '.join(found)}); "
-                "save the state_dict of the one nn.RNN/nn.LSTM/nn.GRU to show."
-            )
-        prefix = found[0][: -len("weight_ih_l0")]
-        own = {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
+        prefix, own = split_prefix(state)
         parsed: dict[tuple[str, int, int], np.ndarray] = {}
         for name, v in own.items():
             m = _KEY.match(name)
