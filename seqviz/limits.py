@@ -262,34 +262,30 @@ def check_output(path: str | os.PathLike[str], option: str = "--out") -> Path:
 # --- argparse option types: the range is checked while parsing, before any work ----------------
 
 
-def int_option(lo: int, hi: int) -> Any:
-    """An argparse ``type=`` for a whole number in [lo, hi] ("1e3" is accepted as 1000)."""
+def _option(check: Any, name: str, lo: Any, hi: Any) -> Any:
+    """An argparse ``type=`` running ``check(text, option, lo, hi)``; argparse names the option
+    and says "invalid <name> value" around the one-sentence reason."""
     import argparse
 
-    def parse(text: str) -> int:
+    def parse(text: str) -> Any:
         try:
-            return check_int(text.strip(), "the value", lo, hi)
+            return check(text.strip(), "the value", lo, hi)
         except LimitError as exc:
             raise argparse.ArgumentTypeError(str(exc).replace("the value ", "", 1)) from None
 
-    parse.__name__ = "whole number"
+    parse.__name__ = name
     parse.bounds = (lo, hi)  # type: ignore[attr-defined]  # read by the option fuzz tests
     return parse
 
 
+def int_option(lo: int, hi: int) -> Any:
+    """An argparse ``type=`` for a whole number in [lo, hi] ("1e3" is accepted as 1000)."""
+    return _option(check_int, "whole number", lo, hi)
+
+
 def float_option(lo: float = -math.inf, hi: float = math.inf) -> Any:
     """An argparse ``type=`` for a finite number in [lo, hi]."""
-    import argparse
-
-    def parse(text: str) -> float:
-        try:
-            return check_float(text.strip(), "the value", lo, hi)
-        except LimitError as exc:
-            raise argparse.ArgumentTypeError(str(exc).replace("the value ", "", 1)) from None
-
-    parse.__name__ = "number"
-    parse.bounds = (lo, hi)  # type: ignore[attr-defined]
-    return parse
+    return _option(check_float, "number", lo, hi)
 
 
 SEED = int_option(0, MAX_SEED)

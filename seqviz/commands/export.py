@@ -8,12 +8,12 @@ import warnings
 from typing import Any
 
 from seqviz.commands import UsageError
+from seqviz.commands.options import add, add_seed
 from seqviz.limits import (
     MAX_HIDDEN,
     MAX_INPUT,
     MAX_LAYERS,
     MAX_STEPS,
-    SEED,
     float_option,
     int_option,
 )
@@ -29,13 +29,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", required=True, metavar="TRACE.npz", help="file to write")
     p.add_argument("--cell", choices=("rnn", "lstm", "gru"), help="cell of the random model")
-    p.add_argument("--input-size", type=int_option(1, MAX_INPUT), default=8,
-                   help=f"input size (default 8, at most {MAX_INPUT})")  # fmt: skip
-    p.add_argument("--hidden", type=int_option(1, MAX_HIDDEN), default=32,
-                   help=f"hidden size (default 32, at most {MAX_HIDDEN})")  # fmt: skip
-    p.add_argument("--steps", type=int_option(1, MAX_STEPS), default=50,
-                   help=f"sequence length (default 50, at most {MAX_STEPS:,})")  # fmt: skip
-    p.add_argument("--seed", type=SEED, default=0, help="random seed (default 0)")
+    add(p, "--input-size", int_option(1, MAX_INPUT), 8, "input size", most=True)
+    add(p, "--hidden", int_option(1, MAX_HIDDEN), 32, "hidden size", most=True)
+    add(p, "--steps", int_option(1, MAX_STEPS), 50, "sequence length", most=True)
+    add_seed(p)
     p.add_argument(
         "--nonlinearity", choices=("tanh", "relu", "linear"), default=None,
         help="rnn nonlinearity (default tanh; also needed for an nn.RNN .pt, which lacks it)",

@@ -11,9 +11,20 @@ from seqviz.commands import UsageError
 from seqviz.limits import MAX_BATCH, MAX_EPOCHS, SEED, int_option
 
 
-def add(parser: argparse.ArgumentParser, flag: str, kind: Any, default: Any, what: str) -> None:
-    """`flag` parsed by `kind`, its help "WHAT (default D)": the default is written only once."""
+def add(
+    parser: argparse.ArgumentParser,
+    flag: str,
+    kind: Any,
+    default: Any,
+    what: str,
+    *,
+    most: bool = False,
+) -> None:
+    """`flag` parsed by `kind`, its help "WHAT (default D)" (with `most`, ", at most HI" from a
+    limits option's bounds): the default and the bound are written only once."""
     shown = f"{default:g}" if isinstance(default, float) else str(default)
+    if most:
+        shown += f", at most {kind.bounds[1]:,}"
     parser.add_argument(flag, type=kind, default=default, help=f"{what} (default {shown})")
 
 

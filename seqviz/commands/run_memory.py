@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from seqviz.commands.options import add
 from seqviz.limits import MAX_STEPS, float_option, int_option
 
 HELP = "memory of a single input pulse: scalar tanh RNN versus scalar LSTM"
@@ -19,8 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="B",
         help="forget-gate biases of the scalar LSTM (default: 2 5 10)",
     )  # fmt: skip
-    parser.add_argument("--steps", type=int_option(1, MAX_STEPS), default=100,
-                        help=f"steps to wait (default 100, at most {MAX_STEPS:,})")  # fmt: skip
+    add(parser, "--steps", int_option(1, MAX_STEPS), 100, "steps to wait", most=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,41 +7,26 @@ import math
 import sys
 import time
 
-from seqviz.limits import MAX_BATCH, MAX_HIDDEN, MAX_UPDATES, SEED, int_option
+from seqviz.commands.options import add, add_seed
+from seqviz.limits import MAX_BATCH, MAX_HIDDEN, MAX_UPDATES, int_option
 
 HELP = "train RNN/LSTM/GRU side by side on copy or agreement at a lag; who reaches 90%?"
 SPARK = "▁▂▃▄▅▆▇█"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--task", default="copy", help="copy or agreement (default copy)")
-    parser.add_argument(
-        "--lag", type=int, default=20, help="distance in steps, 1..100 (default 20)"
-    )
+    add(parser, "--task", str, "copy", "copy or agreement")
+    add(parser, "--lag", int, 20, "distance in steps, 1..100")
     parser.add_argument("--cell", nargs="+", default=["rnn", "lstm", "gru"], metavar="CELL",
                         help="cells to train side by side (default: rnn lstm gru)")  # fmt: skip
-    parser.add_argument(
-        "--steps",
-        type=int_option(1, MAX_UPDATES),
-        default=2000,
-        help="updates per cell (default 2000)",
-    )
-    parser.add_argument("--clip", type=float, default=1.0,
-                        help="max global gradient norm, 0 = off (default 1)")  # fmt: skip
-    parser.add_argument("--lr", type=float, default=0.01, help="learning rate (default 0.01)")
-    parser.add_argument("--optimizer", default="adam", help="adam or sgd (default adam)")
-    parser.add_argument(
-        "--hidden", type=int_option(1, MAX_HIDDEN), default=32, help="hidden size (default 32)"
-    )
-    parser.add_argument("--forget-bias", type=float, default=2.0,
-                        help="LSTM forget gate bias at init (default 2)")  # fmt: skip
-    parser.add_argument(
-        "--batch",
-        type=int_option(1, MAX_BATCH),
-        default=32,
-        help="sequences per update (default 32)",
-    )
-    parser.add_argument("--seed", type=SEED, default=0, help="weights and data (default 0)")
+    add(parser, "--steps", int_option(1, MAX_UPDATES), 2000, "updates per cell")
+    add(parser, "--clip", float, 1.0, "max global gradient norm, 0 = off")
+    add(parser, "--lr", float, 0.01, "learning rate")
+    add(parser, "--optimizer", str, "adam", "adam or sgd")
+    add(parser, "--hidden", int_option(1, MAX_HIDDEN), 32, "hidden size")
+    add(parser, "--forget-bias", float, 2.0, "LSTM forget gate bias at init")
+    add(parser, "--batch", int_option(1, MAX_BATCH), 32, "sequences per update")
+    add_seed(parser, "weights and data")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from seqviz.limits import MAX_HIDDEN, MAX_STEPS, SEED, float_option, int_option
+from seqviz.commands.options import add, add_seed
+from seqviz.limits import MAX_HIDDEN, MAX_STEPS, float_option, int_option
 
 HELP = "gradient norm k steps back through a tanh RNN (and a linear one) per spectral radius"
 
@@ -14,15 +15,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--rho", type=float_option(0, 100), nargs="+", default=[0.8, 1.0, 1.2], metavar="R",
         help="spectral radii of W_hh, one network each (default: 0.8 1.0 1.2)",
     )  # fmt: skip
-    parser.add_argument("--hidden", type=int_option(1, MAX_HIDDEN), default=64,
-                        help=f"hidden size d (default 64, at most {MAX_HIDDEN})")  # fmt: skip
-    parser.add_argument("--steps", type=int_option(2, MAX_STEPS), default=60,
-                        help=f"sequence length T (default 60, at most {MAX_STEPS:,})")  # fmt: skip
-    parser.add_argument("--seed", type=SEED, default=0, help="random seed (default 0)")
-    parser.add_argument(
-        "--input-scale", type=float_option(0, 1e6), default=0.5,
-        help="input std deviation (default 0.5)",
-    )  # fmt: skip
+    add(parser, "--hidden", int_option(1, MAX_HIDDEN), 64, "hidden size d", most=True)
+    add(parser, "--steps", int_option(2, MAX_STEPS), 60, "sequence length T", most=True)
+    add_seed(parser)
+    add(parser, "--input-scale", float_option(0, 1e6), 0.5, "input std deviation")
 
 
 def run(args: argparse.Namespace) -> int:
