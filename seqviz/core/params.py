@@ -228,14 +228,7 @@ class Params:
         variant="pytorch", since that is what nn.GRU computes.
         """
         p = Path(path)
-        if not p.exists():
-            raise FileNotFoundError(f"no such file: {p}")
-        if p.suffix.lower() in (".pt", ".pth"):
-            from seqviz.core.torch_io import load_state_dict
-
-            state: dict[str, Any] = load_state_dict(p)
-        else:
-            state = read_npz(p, "a weights file", "weights file")
+        state = read_state(p)
         if is_stack(state):
             from seqviz.core.stack_params import StackParams
 
@@ -297,6 +290,18 @@ class AssumedNonlinearity(UserWarning):
             f"{path}: an nn.RNN state_dict does not record its nonlinearity; assumed tanh. "
             "For a ReLU RNN pass nonlinearity='relu' (on the command line: --nonlinearity relu)."
         )
+
+
+def read_state(path: Path) -> dict[str, Any]:
+    """The arrays of a weights file: a torch state_dict (.pt/.pth) or an .npz (save() or torch
+    key names); FileNotFoundError or a one-sentence ValueError if it cannot be read."""
+    if not path.exists():
+        raise FileNotFoundError(f"no such file: {path}")
+    if path.suffix.lower() in (".pt", ".pth"):
+        from seqviz.core.torch_io import load_state_dict
+
+        return dict(load_state_dict(path))
+    return read_npz(path, "a weights file", "weights file")
 
 
 def split_prefix(state: dict[str, Any]) -> tuple[str, dict[str, Any]]:

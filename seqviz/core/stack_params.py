@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from seqviz.core._io import atomic_savez, read_npz
+from seqviz.core._io import atomic_savez
 from seqviz.core.kernels import N_GATES
-from seqviz.core.params import Params, _check_size, _infer_cell, split_prefix
+from seqviz.core.params import Params, _check_size, _infer_cell, read_state, split_prefix
 
 DIRECTIONS = ("forward", "reverse")
 _NAMES = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
@@ -187,15 +187,7 @@ class StackParams:
         variant: str | None = None,
     ) -> StackParams:
         """Read an .npz (save() or torch keys) or a torch state_dict (.pt/.pth) of any stack."""
-        p = Path(path)
-        if not p.exists():
-            raise FileNotFoundError(f"no such file: {p}")
-        if p.suffix.lower() in (".pt", ".pth"):
-            from seqviz.core.torch_io import load_state_dict
-
-            data: dict[str, Any] = load_state_dict(p)
-        else:
-            data = read_npz(p, "a weights file", "weights file")
+        data = read_state(Path(path))
         default_variant = "pytorch" if "cell" not in data else str(data.get("variant", "textbook"))
         return cls.from_state_dict(
             data,
