@@ -136,9 +136,20 @@ class TextParam(Input):
                          placeholder=spec.label)  # fmt: skip
         self.spec = spec
         self.tooltip = f"{spec.label}: {spec.help}"
+        # Texts this field sent to the app that the app has not echoed back yet, oldest first.
+        self._sent: list[str] = []
+        self._written: str | None = None  # a value the app wrote here: not sent back to it
 
     def set_value(self, value: Any) -> None:
+        """Show the app's value, unless it is the echo of something typed here: by the time the
+        app's echo arrives the typist may be keys further on, and writing the older text back
+        would drop those keys (and send that older text again, round and round)."""
+        if value in self._sent:
+            del self._sent[: self._sent.index(value) + 1]
+            return
+        self._sent.clear()
         if value != self.value:
+            self._written = value
             self.value = value
 
     def nudge(self, direction: int) -> None:
@@ -155,6 +166,9 @@ class TextParam(Input):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
+        if self._written is not None and event.value == self._written:
+            self._written = None  # the app's own value: it has it already
+            return
         if self.spec.live:
             self._apply(event.value)
 
@@ -167,6 +181,8 @@ class TextParam(Input):
             value = self.spec.validate(text)
         except ValueError:
             return  # e.g. an empty sentence while retyping: keep the last good value
+        # An unchanged value (Enter twice) is not echoed: keep the list short regardless.
+        self._sent = [*self._sent[-63:], value]
         self.post_message(ParamChanged(self.spec.name, value))
 
 
