@@ -392,6 +392,11 @@ class SeqvizApp(App[None]):
             view.show_result(message.result)
             view.show_values(self.values)
             view.show_frame(self.frame)
+        if self.focused is not None and not self.focused.focusable:
+            # The result hid the focused widget (the dynamics chaos map hides the phase
+            # portrait): hand the keys to the parameter now, not whenever Textual's Hide
+            # event blurs it (that race left the focus on nothing or on the parameter).
+            self._focus_param_row()
         self._shown_generation = message.generation
         self._result_ready.set()
         if self._stream is not None:
@@ -440,8 +445,11 @@ class SeqvizApp(App[None]):
 
     def _focus_first_param(self) -> None:
         """Give the parameter that +/- changes the focus, so the highlight says which one."""
-        if self.focused is not None:
+        if self.focused is not None and self.focused.focusable:
             return  # e.g. the view focused its own widget for its keys (a phase portrait)
+        self._focus_param_row()
+
+    def _focus_param_row(self) -> None:
         row = self.query_one(ParamPanel).row(self._focused_param)
         if isinstance(row, ParamRow) and self.screen is self.screen_stack[0]:
             row.focus()

@@ -137,6 +137,9 @@ class DynamicsView(SceneView):
         self.live, self.pulses, self._trails = None, [], []
         chaos = isinstance(result, ChaosResult)
         self.set_class(chaos, "-chaos")
+        # The chaos map hides the portrait: it must not keep the keys (the app then focuses
+        # the parameter at once; CSS display alone applies only at the next refresh).
+        self.query_one(PhasePortrait).can_focus = not chaos
         if chaos:
             self._show_chaos(result)
             return
