@@ -62,6 +62,21 @@ def test_ui_and_lecture_hold_no_scene_branches():
                 assert f'== "{name}"' not in text and f'"{name}":' not in text, (path, name)
 
 
+def test_ui_and_lecture_hold_no_scene_tables():
+    """A tuple, list or set literal of two or more scene names in ui/ or lecture/ would be a
+    hand-made table that a new scene has to be added to (the UI bench lists the registry's)."""
+    import ast
+
+    names = set(scene_names())
+    root = Path(__file__).parent.parent / "seqviz"
+    for folder in ("ui", "lecture"):
+        for path in (root / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                    listed = {e.value for e in node.elts if isinstance(e, ast.Constant)} & names
+                    assert len(listed) < 2, (str(path), node.lineno, sorted(listed))
+
+
 def test_traces_hooks_give_core_traces():
     from seqviz.core import Trace
 

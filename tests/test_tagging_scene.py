@@ -118,3 +118,11 @@ def test_the_gates_scene_reads_words_through_a_shipped_tagger():
     tagging = compute(SCENE.make({"text": "Morgan Labs sees the dog", "layer": 1}))
     np.testing.assert_allclose(r.h, tagging.backward[1])
     assert "a tagger, 2-layer bidirectional lstm" in describe(v)
+
+
+def test_tagger_choices_are_the_registry_taggers():
+    from seqviz.models import entries
+    from seqviz.scenes.tagging import MODELS
+
+    assert MODELS == tuple(e.name for e in entries("tagger")) == SCENE.spec("model").choices
+    assert MODELS[0] == "tagger-bi" and "tagger-uni" in MODELS  # the reference comes first

@@ -20,12 +20,15 @@ Checklist for adding a scene (for example ``training``):
    in the record as ``view="seqviz.ui.views.<name>:<ClassName>"`` (imported lazily, so the scene
    module never imports Textual).
 3. A lecture demo, ``seqviz/demos/<name>.toml`` (format: ``seqviz/lecture/script.py``); check it
-   with ``seqviz demo <name> --check``.
+   with ``seqviz demo <name> --check``. Its documentation: a line in ``seqviz/demos/README.md``
+   (a test checks every demo is listed there) and a row in README.md's scene table.
 4. A snapshot test, ``tests/test_snapshots_<name>.py`` (``snap_compare`` at 80x24 and 160x50),
    and its SVGs from ``--snapshot-update`` (look at them).
 5. One line in ``SCENE_MODULES`` in ``seqviz/scenes/__init__.py``: number keys 1..N follow that
-   order; ``--scene``/``--set``, the command palette and the help screen pick the specs up.
-``tests/test_scene_contract.py`` fails while a registered scene lacks its demo or snapshot.
+   order; ``--scene``/``--set``, the command palette, the help screen and ``seqviz bench --ui``
+   pick the scene up from there.
+``tests/test_scene_contract.py`` fails while a registered scene lacks its demo or snapshot, and
+when ui/ or lecture/ branch on a scene name or list scene names by hand.
 """
 
 from __future__ import annotations

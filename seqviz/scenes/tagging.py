@@ -8,9 +8,11 @@ from typing import Any
 
 import numpy as np
 
+from seqviz import models
 from seqviz.scenes.base import ParamSpec, Scene
 
-MODELS = ("tagger-bi", "tagger-uni")
+# the registry's taggers; the first (bidirectional) is the reference the others are held to
+MODELS = tuple(e.name for e in models.entries("tagger"))
 SPECS = (
     ParamSpec("text", "sentence", "text", "Morgan Labs sees the dog near Austin Street",
               max_length=160, help="words the taggers know (an unknown word names the closest)"),

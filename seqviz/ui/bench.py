@@ -14,13 +14,12 @@ import statistics
 import time
 from typing import Any
 
+from seqviz.scenes import scenes
 from seqviz.ui.compat_textual import paint_now
 
 SIZE = (160, 50)
-SCENES = (
-    "vanishing", "memory", "gates", "gradflow", "decoding", "tagging", "dynamics", "inside",
-    "seq2seq",
-)
+# every registered scene; a streaming one (training) is measured while it trains, below
+SCENES = tuple(name for name, scene in scenes().items() if scene.stream is None)
 FRAMES = 120
 CHANGES = 21
 LONG_RUN_FRAMES = 3000
