@@ -7,3 +7,6 @@ TRACK_HELP = {
     "distractor": "1 inside the phrase between the subject and its verb, 0 elsewhere",
     "distance": "words left until the verb",
 }
+
+# the shipped LMs trained on the agreement corpus: the study and the inside scene read these three
+AGREEMENT_MODELS = ("agreement", "agreement-gru", "agreement-rnn")

@@ -8,6 +8,7 @@ from functools import lru_cache
 import numpy as np
 
 from seqviz import models
+from seqviz.inside import AGREEMENT_MODELS  # noqa: F401  (re-exported)
 from seqviz.inside.reading import Reading, read
 from seqviz.inside.saturation import Saturation, saturation
 from seqviz.inside.tracks import OTHER, TRACKS, held_out, parse, tracks
@@ -15,7 +16,6 @@ from seqviz.inside.units import UnitScore, rank_units
 from seqviz.models.lm import RNNLM
 from seqviz.models.registry import DATA_DIR
 
-AGREEMENT_MODELS = ("agreement", "agreement-gru", "agreement-rnn")
 N_HELD_OUT = 500
 HELD_OUT_SEED = 1
 

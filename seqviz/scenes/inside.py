@@ -12,11 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from seqviz.inside import TRACKS
+from seqviz import models
+from seqviz.inside import AGREEMENT_MODELS, TRACKS
 from seqviz.scenes.base import ParamSpec, Scene
 
-MODELS = ("agreement", "agreement-gru", "agreement-rnn")
-LABELS = {"agreement": "LSTM", "agreement-gru": "GRU", "agreement-rnn": "RNN"}
+MODELS = AGREEMENT_MODELS
+LABELS = {name: models.get(name).cell.upper() for name in MODELS}  # LSTM, GRU, RNN
 PANELS = ("prediction", "units", "saliency", "saturation")
 TOP_UNITS = 5
 
