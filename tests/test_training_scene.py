@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 
 from seqviz.scenes import get_scene
 from seqviz.ui.export import screen_text
 
 SMALL = {"steps": 60, "lag": 5, "hidden": 16}
 LONG = {"steps": 20000, "lag": 3, "hidden": 8, "cells": "rnn lstm"}
+
+
+def _trainer_pids() -> set[int]:
+    """Training processes alive now (children of this process started for a training run)."""
+    return {p.pid for p in multiprocessing.active_children() if p.name == "seqviz-trainer"}
 
 
 async def _until(predicate, timeout: float = 60.0) -> None:
@@ -47,17 +53,13 @@ async def test_pause_one_step_resume_restart(make_app):
         await _until(lambda: app.result is not None and app.result.step >= 3)
         await pilot.press("space")
         assert not app.playing
-        await asyncio.sleep(0.3)  # a chunk already running finishes and is shown
-        await pilot.pause()
+        await app.until_stream_idle()  # the chunk under way is shown, nothing else is coming
         paused_at = app.result.step
-        await asyncio.sleep(0.3)
-        await pilot.pause()
-        assert app.result.step == paused_at  # paused: no more updates
+        assert app.stream_idle and app._stream.last is app.result
         await pilot.press("right")
-        await _until(lambda: app.result.step == paused_at + 1)
-        await asyncio.sleep(0.2)
-        await pilot.pause()
-        assert app.result.step == paused_at + 1  # exactly one update
+        await _until(lambda: app.result.step > paused_at)
+        await app.until_stream_idle()
+        assert app.result.step == paused_at + 1  # exactly one update, then at rest again
         await pilot.press("space")
         assert app.playing
         await _until(lambda: app.result.step > paused_at + 5)
@@ -67,13 +69,29 @@ async def test_pause_one_step_resume_restart(make_app):
         assert app.result.step >= before
         app.set_param("clip", 0.0)
         await _until(lambda: app.result.clip == 0.0)
-        await pilot.press("r")  # restart with the same knobs
-        await _until(lambda: app.result.step < before)
-        assert app.values.lr == 0.02
+        trainer, old, generation = _trainer_pids(), app.result, app._generation
+        await pilot.press("r")  # restart with the same knobs, in a new training process
+        await _until(lambda: app._shown_generation > generation)
+        new = app.result
+        assert app.values.lr == 0.02 and new.lr == 0.02
+        assert len(new.cells[0].loss) == new.step  # a new run: its own curves from update 1
+        if new.step:  # the same first batch on the same initial weights: the same first loss
+            assert new.cells[0].loss[0] == old.cells[0].loss[0]
+        await _until(lambda: not trainer & _trainer_pids())  # the old one has ended
         app.set_param("lag", 4)  # structural: restarts on the new task
         await _until(lambda: app.result.values.lag == 4 and app.result.T == 9)
-        app.set_scene("gradflow")  # leaving stops the worker
+        await _until(lambda: len(_trainer_pids()) == 1)  # one run, one process
+        app.set_scene("gradflow")  # leaving stops the training and its process
         await app.until_ready(timeout=120)
+        await _until(lambda: not _trainer_pids())
+
+
+async def test_quitting_while_training_leaves_no_process(make_app):
+    app = make_app("training", LONG)
+    async with app.run_test(size=(120, 40)):
+        await _until(lambda: app.result is not None and app.result.step >= 1)
+        assert len(_trainer_pids()) == 1
+    await _until(lambda: not _trainer_pids(), timeout=10)
 
 
 async def test_a_spike_is_drawn_and_named_in_the_status(make_app):

@@ -24,6 +24,8 @@ def test_ui_bench_reports_the_slowest_scene_and_the_memory_run(capsys, monkeypat
     assert 0 < r["param_to_repaint_ms_median"] <= r["param_to_repaint_ms_max"]
     assert r["long_run_frames"] == 7 and r["rss_mb_after"] > 0
     assert r["fps_while_training"] > 0 and r["training_updates_per_s"] > 0  # it trained meanwhile
+    assert r["fps_training_paused"] > 0
+    assert r["training_fps_ratio"] > 0
     assert r["seq2seq_recompute_ms_30_words"] > 0 and r["seq2seq_recompute_cpu_ms_30_words"] > 0
 
 
@@ -37,4 +39,4 @@ def test_ui_bench_text_report(capsys, monkeypatch):
     assert "fps  (busiest scene: memory, 160x50)" in out
     assert "parameter change -> repainted frame: median" in out
     assert "memory over 2 frames" in out
-    assert "fps while training (" in out
+    assert "fps while training (" in out and "fps paused: " in out

@@ -5,7 +5,9 @@ A scene may declare ``Scene.stream(values, control)``: a generator of results fo
 control from the main thread: pause, resume, single steps, new view-only values (parameters with
 ``recompute=False``, e.g. a learning rate applied from the next update), cancel. The generator
 asks ``control.take(n)`` before each chunk of work and stops when it returns 0. Its results say
-``done=True`` on the last one; the app treats that one as "ready".
+``done=True`` on the last one; the app treats that one as "ready". The worker notes each result
+it hands on (``delivered``), so that "the stream is idle and its last result is the one on
+screen" can be waited for exactly (``waiting`` and ``last``), however slow the machine.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ class StreamControl:
         self._credit = 0
         self._cancelled = False
         self._watch: Callable[[], bool] | None = None
+        self._waiting = False
+        self._last: Any = None
 
     @property
     def values(self) -> Any:
@@ -48,6 +52,23 @@ class StreamControl:
     def cancelled(self) -> bool:
         with self._cond:
             return self._cancelled or (self._watch is not None and self._watch())
+
+    @property
+    def waiting(self) -> bool:
+        """True while the stream is blocked in ``take`` (paused, no steps granted)."""
+        with self._cond:
+            return self._waiting
+
+    @property
+    def last(self) -> Any:
+        """The last result the worker handed on (see ``delivered``)."""
+        with self._cond:
+            return self._last
+
+    def delivered(self, result: Any) -> None:
+        """Called by the worker for each result it passes to the app, before passing it."""
+        with self._cond:
+            self._last = result
 
     def watch(self, is_cancelled: Callable[[], bool]) -> None:
         """Also stop when ``is_cancelled()`` turns true (the worker's own cancel flag)."""
@@ -76,17 +97,32 @@ class StreamControl:
             self._cancelled = True
             self._cond.notify_all()
 
+    def _grant(self, want: int) -> int | None:
+        """(Lock held.) Units of work allowed now; 0 = stop; None = none yet (paused)."""
+        if self._cancelled or (self._watch is not None and self._watch()):
+            self._cancelled = True
+            return 0
+        if self._running:
+            return want
+        if self._credit > 0:
+            n = min(want, self._credit)
+            self._credit -= n
+            return n
+        return None
+
     def take(self, want: int) -> int:
         """Block until work is allowed; how many units (<= want) to do now, 0 = stop."""
         with self._cond:
-            while True:
-                if self._cancelled or (self._watch is not None and self._watch()):
-                    self._cancelled = True
-                    return 0
-                if self._running:
-                    return want
-                if self._credit > 0:
-                    n = min(want, self._credit)
-                    self._credit -= n
-                    return n
-                self._cond.wait(POLL)
+            while (n := self._grant(want)) is None:
+                self._waiting = True
+                try:
+                    self._cond.wait(POLL)
+                finally:
+                    self._waiting = False
+            return n
+
+    def try_take(self, want: int) -> int:
+        """Like ``take`` but never blocks: 0 also when paused without granted steps."""
+        with self._cond:
+            n = self._grant(want)
+            return 0 if n is None else n

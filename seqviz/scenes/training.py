@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -12,8 +11,6 @@ import numpy as np
 from seqviz.scenes.base import ParamSpec, Scene
 
 CELL_SETS = ("rnn lstm", "rnn lstm gru", "rnn gru", "lstm gru", "rnn", "lstm", "gru")
-CHUNK_SECONDS = 0.08  # updates between two results while running: a few per frame
-SAMPLE_SEED = 7
 
 SPECS = (
     ParamSpec("task", "task", "choice", "copy", choices=("copy", "agreement"),
@@ -94,76 +91,82 @@ def _config(v: Any) -> Any:
                       seed=v.seed)  # fmt: skip
 
 
-def snapshot(race: Any, values: Any, sample: Any, done: bool) -> TrainingResult:
-    """An immutable picture of the race now (copies: the race goes on in the worker)."""
-    cells = []
-    for cell, run in race.runs.items():
-        diag = run.model.last
-        T = sample.x.shape[1]
-        if diag is None:
-            grad_back = np.full(T, np.nan)
-            forget = None
-        else:
-            with np.errstate(all="ignore"):
-                grad_back = np.linalg.norm(diag.grad_h, axis=2).mean(axis=0)[::-1].copy()
-            forget = None if diag.forget is None else diag.forget.mean(axis=0).T.copy()
-        if cell == "lstm" and forget is None:
-            forget = np.full((race.config.hidden, T), np.nan)
-        if run.model.finite():
-            with np.errstate(all="ignore"):
-                probs = run.model.predict(sample.x)[0]
-        else:
-            probs = np.full(race.task.n_classes, np.nan)
-        cells.append(CellState(
-            cell=cell,
-            loss=np.array(run.losses, dtype=float),
-            accuracy=np.array(run.running, dtype=float),
-            norm=np.array(run.norms, dtype=float),
-            clipped=np.array(run.clipped, dtype=bool),
-            finite=np.array(run.finite, dtype=bool),
-            grad_back=grad_back,
-            forget=forget,
-            probs=probs,
-            first_reached=run.first_reached,
-            first_nan=run.first_nan,
-            first_spike=run.first_spike,
-        ))  # fmt: skip
+def _result(chunk: Any, curves: Any, values: Any, task: Any, sample: Any) -> TrainingResult:
+    """What the scene shows after ``chunk``: the whole curves and the chunk's diagnostics."""
+    cells = tuple(
+        CellState(
+            cell=c.cell,
+            loss=curves.view(c.cell, "loss"),
+            accuracy=curves.view(c.cell, "accuracy"),
+            norm=curves.view(c.cell, "norm"),
+            clipped=curves.view(c.cell, "clipped"),
+            finite=curves.view(c.cell, "finite"),
+            grad_back=c.grad_back,
+            forget=c.forget,
+            probs=c.probs,
+            first_reached=c.first_reached,
+            first_nan=c.first_nan,
+            first_spike=c.first_spike,
+        )
+        for c in chunk.cells
+    )
     return TrainingResult(
-        values=values, step=race.step, done=done, cells=tuple(cells), sample=sample.tokens[0],
-        target=int(sample.y[0]), classes=race.task.classes, key=sample.key,
-        chance=race.task.chance, clip=race.config.clip, lr=race.config.lr,
+        values=values, step=chunk.step, done=chunk.step >= values.steps, cells=cells,
+        sample=sample.tokens[0], target=int(sample.y[0]), classes=task.classes, key=sample.key,
+        chance=task.chance, clip=chunk.clip, lr=chunk.lr,
     )  # fmt: skip
 
 
-def stream(values: Any, control: Any) -> Iterator[TrainingResult]:
-    """Train in chunks of about CHUNK_SECONDS, yielding a snapshot after each chunk."""
-    from seqviz.training.race import Race
+def _steer(trainer: Any, values: Any, control: Any) -> Iterator[TrainingResult]:
+    """Ask ``trainer`` for chunks as ``control`` allows and yield a result after each; while
+    running, the next chunk is asked for before a result is handed on, so that the trainer
+    keeps training while the result is drawn."""
+    from seqviz.tasks.lagged import make_task
+    from seqviz.training.live import Curves, sample_batch
 
-    race = Race(_config(values))
-    sample = race.task.batch(np.random.default_rng([values.seed, SAMPLE_SEED]), 1)
-    yield snapshot(race, values, sample, done=False)
-    while race.step < values.steps:
-        allowed = control.take(values.steps - race.step)
-        if allowed == 0:
+    task = make_task(values.task, values.lag)
+    sample = sample_batch(task, values.seed)
+    curves = Curves()
+    trainer.send(0, values.lr, values.clip)  # the state before the first update
+    while True:
+        chunk = trainer.receive(lambda: control.cancelled)
+        if chunk is None:
             return
+        curves.add(chunk)
         live = control.values
-        if (live.lr, live.clip) != (race.config.lr, race.config.clip):
-            race.set_rates(live.lr, live.clip)
-        start = time.perf_counter()
-        for _ in range(allowed):
-            race.update()
-            time.sleep(0.0005)  # hands the interpreter to the UI thread between updates
-            if time.perf_counter() - start > CHUNK_SECONDS or control.cancelled:
-                break  # the rest of a running budget is asked for again
-        yield snapshot(race, live, sample, done=race.step >= values.steps)
+        left = values.steps - chunk.step
+        if left > 0 and (n := control.try_take(left)):
+            trainer.send(n, live.lr, live.clip)
+        yield _result(chunk, curves, live, task, sample)
+        if left <= 0:
+            return
+        if not trainer.busy:
+            n = control.take(left)  # blocks while paused
+            if n == 0:
+                return
+            live = control.values
+            trainer.send(n, live.lr, live.clip)
+
+
+def stream(values: Any, control: Any) -> Iterator[TrainingResult]:
+    """Train in a child process in chunks of about CHUNK_SECONDS (seqviz.training.remote),
+    yielding a result after each chunk; the process ends with the stream."""
+    from seqviz.training.remote import RemoteTrainer
+
+    trainer = RemoteTrainer(_config(values))  # a bad knob raises here, in this process
+    try:
+        yield from _steer(trainer, values, control)
+    finally:
+        trainer.close()
 
 
 def compute(values: Any) -> TrainingResult:
-    """The whole run at once (headless use): the stream's last result."""
+    """The whole run at once, in this process (headless use): the stream's last result."""
     from seqviz.scenes.stream import StreamControl
+    from seqviz.training.live import LocalTrainer
 
     last = None
-    for last in stream(values, StreamControl(values)):  # noqa: B007 (the last one is kept)
+    for last in _steer(LocalTrainer(_config(values)), values, StreamControl(values)):  # noqa: B007
         pass
     assert last is not None
     return last

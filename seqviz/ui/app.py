@@ -116,6 +116,7 @@ class SeqvizApp(App[None]):
         self._result_ready = asyncio.Event()
         self._stream_finished = asyncio.Event()  # a steered stream showed its last result
         self._rebuilding = False
+        self._draw_queued = False  # a live stream's newest result is about to be drawn
         self._stream: StreamControl | None = None  # steers the current scene's live compute
         self._stream_done = False
 
@@ -303,6 +304,21 @@ class SeqvizApp(App[None]):
             return
         await asyncio.wait_for(self._stream_finished.wait(), timeout)
 
+    @property
+    def stream_idle(self) -> bool:
+        """A live scene's stream waits (paused, no step asked) and its last result is shown."""
+        control = self._stream
+        return control is not None and control.waiting and self._result is control.last
+
+    async def until_stream_idle(self, timeout: float = 60.0) -> None:
+        """Wait until ``stream_idle`` (after a pause or a step): no result is on its way."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while not self.stream_idle:
+            if loop.time() > end:
+                raise TimeoutError("the live scene's stream did not come to rest")
+            await asyncio.sleep(0.01)
+
     # --- computing -----------------------------------------------------------------------------
     def _apply_values(self, values: Any, *, recompute: bool) -> None:
         if values == self.values:
@@ -353,6 +369,8 @@ class SeqvizApp(App[None]):
             for result in results:
                 if worker.is_cancelled or generation != self._generation:
                     break
+                if control is not None:
+                    control.delivered(result)
                 self.post_message(TraceReady(generation, scene.name, values, result))
         except Exception as exc:  # a bad combination must show as text, never crash the app
             self.post_message(ComputeFailed(generation, f"{type(exc).__name__}: {exc}"))
@@ -363,6 +381,16 @@ class SeqvizApp(App[None]):
         if message.generation != self._generation:
             return  # stale: parameters changed while it was computing
         self._pending = message
+        if self._stream is None:
+            self._show_pending()
+        elif not self._draw_queued:
+            # A live stream's results may come faster than frames are drawn: draw only the
+            # newest, once the messages already queued (maybe newer results) have been read.
+            self._draw_queued = True
+            self.call_later(self._show_newest)
+
+    def _show_newest(self) -> None:
+        self._draw_queued = False
         self._show_pending()
 
     def on_compute_failed(self, message: ComputeFailed) -> None:

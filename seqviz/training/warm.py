@@ -1,0 +1,17 @@
+"""Imported by the trainer processes' forkserver: loads the training kernels once for every fork.
+
+Importing this module runs one tiny update of each cell, which compiles the batched kernels (or
+loads them from Numba's cache); every trainer process forked afterwards starts with them loaded.
+Nothing else imports it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from seqviz.training.live import Trainer
+from seqviz.training.race import RaceConfig
+
+with np.errstate(all="ignore"):
+    Trainer(RaceConfig(task="copy", lag=1, cells=("rnn", "lstm", "gru"), hidden=4,
+                       batch=2)).run(1, 0.01, 1.0)  # fmt: skip

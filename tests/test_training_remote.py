@@ -1,0 +1,122 @@
+"""Live training in chunks: in-process and in a child process give the same curves; the child
+process never outlives its run; the stream control's rest state."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from seqviz.scenes.stream import StreamControl
+from seqviz.training.live import Curves, LocalTrainer
+from seqviz.training.race import Race, RaceConfig
+from seqviz.training.remote import RemoteTrainer, TrainerGone
+
+CONFIG = RaceConfig(task="copy", lag=3, cells=("rnn", "lstm"), hidden=8, seed=3)
+REQUESTS = [(0, 0.01, 1.0), (3, 0.01, 1.0), (4, 0.05, 0.0), (2, 0.05, 0.5)]
+
+
+def _chunks(trainer):
+    out = []
+    try:
+        for n, lr, clip in REQUESTS:
+            trainer.send(n, lr, clip)
+            out.append(trainer.receive())
+    finally:
+        trainer.close()
+    return out
+
+
+def test_chunks_add_up_to_the_race_and_the_child_process_trains_the_same():
+    local = _chunks(LocalTrainer(CONFIG, seconds=600))  # no chunk cut short by its budget
+    assert [c.step for c in local] == [0, 3, 7, 9]
+    assert (local[2].lr, local[2].clip) == (0.05, 0.0)
+    curves = Curves()
+    for chunk in local:
+        curves.add(chunk)
+    race = Race(CONFIG)  # the same updates in one go, with the same rate changes
+    for n, lr, clip in REQUESTS:
+        race.set_rates(lr, clip)
+        for _ in range(n):
+            race.update()
+    for cell, run in race.runs.items():
+        np.testing.assert_array_equal(curves.view(cell, "loss"), run.losses)
+        np.testing.assert_array_equal(curves.view(cell, "accuracy"), run.running)
+        np.testing.assert_array_equal(curves.view(cell, "clipped"), run.clipped)
+    assert not curves.view("rnn", "loss").flags.writeable
+    remote = _chunks(RemoteTrainer(CONFIG, seconds=600))
+    for a, b in zip(local, remote, strict=True):
+        assert a.step == b.step
+        for ca, cb in zip(a.cells, b.cells, strict=True):
+            np.testing.assert_array_equal(ca.loss, cb.loss)
+            np.testing.assert_array_equal(ca.probs, cb.probs)
+            np.testing.assert_array_equal(ca.grad_back, cb.grad_back)
+
+
+def _children() -> list[int]:
+    return [p.pid for p in multiprocessing.active_children() if p.name == "seqviz-trainer"]
+
+
+def test_the_child_process_ends_with_close_and_a_killed_one_is_reported():
+    trainer = RemoteTrainer(CONFIG)
+    trainer.send(0, 0.01, 1.0)
+    assert trainer.receive().step == 0
+    pid = trainer.process.pid
+    assert pid in _children()
+    trainer.close()
+    trainer.close()  # twice is fine
+    assert pid not in _children()
+
+    trainer = RemoteTrainer(CONFIG)
+    try:
+        trainer.send(0, 0.01, 1.0)
+        trainer.receive()
+        os.kill(trainer.process.pid, signal.SIGKILL)
+        trainer.send(1, 0.01, 1.0)
+        with pytest.raises(TrainerGone, match="training process ended"):
+            trainer.receive()
+    finally:
+        trainer.close()
+    assert not _children()
+
+
+def test_receive_gives_up_when_cancelled():
+    trainer = RemoteTrainer(CONFIG)
+    try:
+        trainer.send(0, 0.01, 1.0)
+        trainer.receive()
+        trainer.send(10**6, 0.01, 1.0)  # long, but the chunk ends after CHUNK_SECONDS anyway
+        assert trainer.receive(lambda: True) is None
+    finally:
+        start = time.perf_counter()
+        trainer.close()
+        assert time.perf_counter() - start < 10
+    assert not _children()
+
+
+def test_stream_control_rests_only_while_paused_without_steps():
+    control = StreamControl(None)
+    assert control.try_take(5) == 5 and not control.waiting
+    control.pause()
+    assert control.try_take(5) == 0
+    taken: list[int] = []
+    worker = threading.Thread(target=lambda: taken.append(control.take(5)))
+    worker.start()
+    deadline = time.monotonic() + 10
+    while not control.waiting and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert control.waiting and not taken
+    control.step(2)
+    worker.join(10)
+    assert taken == [2] and not control.waiting
+    control.step(1)
+    assert control.try_take(5) == 1 and control.try_take(5) == 0
+    control.delivered("r")
+    assert control.last == "r"
+    control.cancel()
+    assert control.take(5) == 0 and control.try_take(5) == 0
