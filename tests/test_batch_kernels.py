@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 from core_cases import CASES, IDS
 
-from seqviz.core import Params, batch_forward, batch_trace, forward, trace
+from seqviz.core import (
+    Params,
+    batch_backward,
+    batch_forward,
+    batch_record,
+    batch_trace,
+    forward,
+    trace,
+)
 
 
 def _batch_case(cell, nl, variant, B=3, T=7, d_in=3, d=5, seed=0):
@@ -82,3 +90,23 @@ def test_batch_trace_equals_torch_autograd(cell):
     for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
         want = getattr(module, f"{name}_l0").grad.numpy()
         np.testing.assert_allclose(out[f"grad_{name}"], want, rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
+def test_backward_reuses_the_recorded_forward(cell):
+    p = Params.random(cell, 3, 5, seed=2)
+    rng = np.random.default_rng(3)
+    x, grad_out = rng.normal(size=(4, 7, 3)), rng.normal(size=(4, 7, 5))
+    record = batch_record(p, x)
+    out = batch_backward(record, grad_out)
+    assert out["h"] is record.h  # the forward's states, not a second forward pass
+    want = batch_trace(p, x, grad_out)
+    for key, value in want.items():
+        if value is None:
+            assert out[key] is None, key
+        else:
+            np.testing.assert_array_equal(out[key], value, err_msg=key)
+    h, c, gates = batch_forward(p, x)
+    np.testing.assert_array_equal(record.h, h)
+    with pytest.raises(ValueError, match="grad_out has shape"):
+        batch_backward(record, np.zeros((4, 7, 4)))

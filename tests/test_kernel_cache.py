@@ -11,7 +11,7 @@ import json
 from seqviz.core import kernels, warmup
 warmup()
 stats = {name: getattr(kernels, name).stats for name in
-         ("trace_kernel", "forward_kernel", "step_kernel", "batch_trace_kernel",
+         ("trace_kernel", "forward_kernel", "step_kernel", "batch_backward_kernel",
           "batch_forward_kernel")}
 print(json.dumps({n: [len(s.cache_hits), len(s.cache_misses)] for n, s in stats.items()}))
 """

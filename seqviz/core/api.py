@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -225,8 +226,7 @@ def warmup() -> None:
         trace(p, x)
         forward(p, x)
         step(p, x, np.zeros((2, 1)), np.zeros((2, 1)) if cell == "lstm" else None)
-        batch_trace(p, x[None], np.zeros((1, 2, 1)))
-        batch_forward(p, x[None])
+        batch_trace(p, x[None], np.zeros((1, 2, 1)))  # both batch kernels
 
 
 def _batch(params: Params, x: Any) -> np.ndarray:
@@ -239,44 +239,64 @@ def _batch(params: Params, x: Any) -> np.ndarray:
     return as_float_array(x, "x", (shape[0], shape[1], params.input_size))
 
 
-def batch_forward(params: Params, x: Any):
-    """Forward pass of B equal-length sequences from zero states, nothing recorded for BPTT.
+@dataclass(frozen=True)
+class BatchRecord:
+    """A batch forward pass kept for BPTT (``batch_record``), so ``batch_backward`` need not
+    run the forward again. c, gates and aux are full arrays for every cell (zeros where unused)."""
 
-    x (B, T, input_size) -> (h (B,T,d), c (B,T,d) or None, gates (B,T,G,d) or None).
+    params: Params
+    x: np.ndarray  # (B, T, input_size)
+    h: np.ndarray  # (B, T, d)
+    c: np.ndarray  # (B, T, d)
+    gates: np.ndarray  # (B, T, G, d)
+    aux: np.ndarray  # (B, T, d) what the backward pass would otherwise recompute
+
+
+def batch_record(params: Params, x: Any) -> BatchRecord:
+    """Forward pass of B equal-length sequences from zero states, recorded for batch_backward.
+
+    x (B, T, input_size); the record's h (B, T, d) are the hidden states.
     """
     params = _check_params(params)
     x = _batch(params, x)
     B, T = x.shape[:2]
     d, G = params.hidden_size, params.n_gates
-    h = np.empty((B, T, d))
-    c = np.zeros((B, T, d))
-    gates = np.zeros((B, T, G, d))
+    rec = BatchRecord(params, x, np.empty((B, T, d)), np.zeros((B, T, d)),
+                      np.zeros((B, T, G, d)), np.zeros((B, T, d)))  # fmt: skip
     K.batch_forward_kernel(
         *_codes(params), params.weight_ih, params.weight_hh, params.bias_ih, params.bias_hh,
-        x, h, c, gates,
+        x, rec.h, rec.c, rec.gates, rec.aux,
     )  # fmt: skip
-    lstm = params.cell == "lstm"
-    return h, (c if lstm else None), (gates if G > 1 else None)
+    return rec
 
 
-def batch_trace(params: Params, x: Any, grad_out: Any) -> dict[str, Any]:
-    """Forward and BPTT for B equal-length sequences from zero states (the training hot path).
+def batch_forward(params: Params, x: Any):
+    """Forward pass of B equal-length sequences from zero states.
 
-    x (B, T, input_size); grad_out (B, T, d) is dL/dh_t of each sequence. Returns a dict with
-    h, grad_h (B,T,d), c, grad_c (B,T,d) and gates (B,T,G,d) (None where the cell has none)
-    and the parameter gradients summed over the batch under Params' field names prefixed
-    "grad_". Non-finite values are returned as they are.
+    x (B, T, input_size) -> (h (B,T,d), c (B,T,d) or None, gates (B,T,G,d) or None).
     """
-    params = _check_params(params)
-    x = _batch(params, x)
+    rec = batch_record(params, x)
+    lstm = rec.params.cell == "lstm"
+    return rec.h, (rec.c if lstm else None), (rec.gates if rec.params.n_gates > 1 else None)
+
+
+def batch_backward(record: BatchRecord, grad_out: Any) -> dict[str, Any]:
+    """BPTT from a batch_record's states, without running the forward again.
+
+    grad_out (B, T, d) is dL/dh_t of each sequence. Returns a dict with h, grad_h (B,T,d), c,
+    grad_c (B,T,d) and gates (B,T,G,d) (None where the cell has none) and the parameter
+    gradients summed over the batch under Params' field names prefixed "grad_". Non-finite
+    values are returned as they are.
+    """
+    params, x = record.params, record.x
     B, T = x.shape[:2]
     d, G = params.hidden_size, params.n_gates
     g_out = as_float_array(grad_out, "grad_out", (B, T, d))
     gd = G * d
     out: dict[str, Any] = {
-        "h": np.empty((B, T, d)),
-        "c": np.zeros((B, T, d)),
-        "gates": np.zeros((B, T, G, d)),
+        "h": record.h,
+        "c": record.c,
+        "gates": record.gates,
         "grad_h": np.empty((B, T, d)),
         "grad_c": np.zeros((B, T, d)),
         "grad_weight_ih": np.empty((gd, params.input_size)),
@@ -284,13 +304,19 @@ def batch_trace(params: Params, x: Any, grad_out: Any) -> dict[str, Any]:
         "grad_bias_ih": np.empty(gd),
         "grad_bias_hh": np.empty(gd),
     }
-    K.batch_trace_kernel(
-        *_codes(params), params.weight_ih, params.weight_hh, params.bias_ih, params.bias_hh,
-        x, g_out, out["h"], out["c"], out["gates"], out["grad_h"], out["grad_c"],
-        out["grad_weight_ih"], out["grad_weight_hh"], out["grad_bias_ih"], out["grad_bias_hh"],
+    K.batch_backward_kernel(
+        *_codes(params), params.weight_ih, params.weight_hh, x, g_out, record.h, record.c,
+        record.gates, record.aux, out["grad_h"], out["grad_c"], out["grad_weight_ih"],
+        out["grad_weight_hh"], out["grad_bias_ih"], out["grad_bias_hh"],
     )  # fmt: skip
     if params.cell != "lstm":
         out["c"] = out["grad_c"] = None
     if G == 1:
         out["gates"] = None
     return out
+
+
+def batch_trace(params: Params, x: Any, grad_out: Any) -> dict[str, Any]:
+    """Forward and BPTT for B equal-length sequences from zero states: batch_backward of a
+    batch_record (use those two when the loss needs the states before its gradient)."""
+    return batch_backward(batch_record(params, x), grad_out)

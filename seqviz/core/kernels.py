@@ -223,11 +223,26 @@ def trace_kernel(
     pre = np.empty((T, gd))
     hh = np.empty(gd)
     _forward_loop(cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, h0, c0, h, c, gates, aux, pre, hh)
-
-    # Gradients w.r.t. the pre-activations, stored per step so that the parameter gradients are
-    # summed after the loop in cache-friendly blocks. ih and hh sides differ only for the GRU.
     dpre_ih = pre  # reuse: the forward no longer needs it
     dpre_hh = np.empty((T, gd)) if cell == GRU else pre
+    _backward_loop(
+        cell, nl, variant, w_ih, w_hh, x, h0, c0, grad_out, grad_hT, h, c, gates, aux, dpre_ih,
+        dpre_hh, grad_h, grad_c, g_w_ih, g_w_hh, g_b_ih, g_b_hh, g_x, g_h0, g_c0,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _backward_loop(
+    cell, nl, variant, w_ih, w_hh, x, h0, c0, grad_out, grad_hT, h, c, gates, aux, dpre_ih,
+    dpre_hh, grad_h, grad_c, g_w_ih, g_w_hh, g_b_ih, g_b_hh, g_x, g_h0, g_c0,
+):  # fmt: skip
+    """BPTT from a forward's h, c, gates, aux (_forward_loop's); dpre_ih, dpre_hh (T,Gd) work
+    (one array twice except for the GRU). Every output is caller-allocated."""
+    T = x.shape[0]
+    d = h0.shape[0]
+    gd = w_hh.shape[0]
+    # Gradients w.r.t. the pre-activations, stored per step so that the parameter gradients are
+    # summed after the loop in cache-friendly blocks. ih and hh sides differ only for the GRU.
     carry_h = np.zeros(d)  # dL/dh_t arriving from step t+1
     carry_c = np.zeros(d)
     direct = np.empty(d)
@@ -339,36 +354,36 @@ def trace_kernel(
 # (the functions above), with the parameter gradients summed over the batch. One call per update
 # keeps Python out of the loop over sequences.
 @njit(cache=True, nogil=True)
-def batch_forward_kernel(cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, h, c, gates):
-    """Forward from zero states for x (B,T,d_in) into h (B,T,d), c (B,T,d), gates (B,T,G,d)."""
+def batch_forward_kernel(cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, h, c, gates, aux):
+    """Forward from zero states for x (B,T,d_in) into h, c, aux (B,T,d), gates (B,T,G,d);
+    aux is what batch_backward_kernel needs besides them (see _forward_loop)."""
     B, T = x.shape[0], x.shape[1]
     d = w_hh.shape[1]
     gd = w_hh.shape[0]
     h0 = np.zeros(d)
     pre = np.empty((T, gd))
     hh = np.empty(gd)
-    aux = np.empty((T, d))
     for b in range(B):
         _forward_loop(
-            cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x[b], h0, h0, h[b], c[b], gates[b], aux,
+            cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x[b], h0, h0, h[b], c[b], gates[b], aux[b],
             pre, hh,
         )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
-def batch_trace_kernel(
-    cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x, grad_out,
-    h, c, gates, grad_h, grad_c, g_w_ih, g_w_hh, g_b_ih, g_b_hh,
+def batch_backward_kernel(
+    cell, nl, variant, w_ih, w_hh, x, grad_out, h, c, gates, aux,
+    grad_h, grad_c, g_w_ih, g_w_hh, g_b_ih, g_b_hh,
 ):  # fmt: skip
-    """trace_kernel for each of B sequences from zero states; parameter gradients summed.
-
-    x (B,T,d_in), grad_out (B,T,d) -> h, c, grad_h, grad_c (B,T,d), gates (B,T,G,d) and the
-    summed g_w_ih (Gd,d_in), g_w_hh (Gd,d), g_b_ih, g_b_hh (Gd,).
-    """
+    """BPTT only, from batch_forward_kernel's h, c, gates, aux (zero initial states): the
+    forward is not run again. grad_out (B,T,d) -> grad_h, grad_c (B,T,d) and the parameter
+    gradients summed over the batch: g_w_ih (Gd,d_in), g_w_hh (Gd,d), g_b_ih, g_b_hh (Gd,)."""
     B, T, d_in = x.shape[0], x.shape[1], x.shape[2]
     d = w_hh.shape[1]
     gd = w_hh.shape[0]
     zero = np.zeros(d)
+    dpre_ih = np.empty((T, gd))
+    dpre_hh = np.empty((T, gd)) if cell == GRU else dpre_ih
     s_w_ih = np.empty((gd, d_in))
     s_w_hh = np.empty((gd, d))
     s_b_ih = np.empty(gd)
@@ -381,10 +396,10 @@ def batch_trace_kernel(
     g_b_ih[:] = 0.0
     g_b_hh[:] = 0.0
     for b in range(B):
-        trace_kernel(
-            cell, nl, variant, w_ih, w_hh, b_ih, b_hh, x[b], zero, zero, grad_out[b], zero,
-            h[b], c[b], gates[b], grad_h[b], grad_c[b], s_w_ih, s_w_hh, s_b_ih, s_b_hh, s_x,
-            s_h0, s_c0,
+        _backward_loop(
+            cell, nl, variant, w_ih, w_hh, x[b], zero, zero, grad_out[b], zero, h[b], c[b],
+            gates[b], aux[b], dpre_ih, dpre_hh, grad_h[b], grad_c[b], s_w_ih, s_w_hh, s_b_ih,
+            s_b_hh, s_x, s_h0, s_c0,
         )  # fmt: skip
         g_w_ih += s_w_ih
         g_w_hh += s_w_hh

@@ -59,15 +59,15 @@ class FlipFlopRNN:
 
     def loss_and_grads(self, batch: task.FlipFlopBatch) -> tuple[float, dict[str, np.ndarray]]:
         """Mean squared error over sequences, steps and bits; its gradient by the core's BPTT."""
-        from seqviz.core import batch_forward, batch_trace
+        from seqviz.core import batch_backward, batch_record
 
-        params = self.params
         B, T, C = batch.y.shape
         w_out = self._p["w_out"]
-        h, _, _ = batch_forward(params, batch.x)  # (B, T, d)
+        record = batch_record(self.params, batch.x)  # kept: the backward pass reuses it
+        h = record.h  # (B, T, d)
         err = self.readout(h) - batch.y  # (B, T, C)
         g_y = (2.0 / (B * T * C)) * err
-        out = batch_trace(params, batch.x, g_y @ w_out)
+        out = batch_backward(record, g_y @ w_out)
         grads = {k: np.asarray(out["grad_" + k], dtype=float).copy() for k in CORE}
         grads["w_out"] = np.einsum("btc,btd->cd", g_y, h)
         grads["b_out"] = g_y.sum(axis=(0, 1))

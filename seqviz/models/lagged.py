@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from seqviz.core.api import batch_forward, batch_trace
+from seqviz.core.api import batch_backward, batch_forward, batch_record
 from seqviz.core.params import CELLS, Params
 from seqviz.models.format import register_kind, save_model
 from seqviz.tasks.lagged import LagBatch
@@ -93,9 +93,8 @@ class LagClassifier:
             self.last = Diagnostics(float("nan"), float("nan"), np.full((B, C), np.nan),
                                     np.full((B, T, d), np.nan), None, False)  # fmt: skip
             return float("nan"), nan
-        p = self.params
-        h, _, _ = batch_forward(p, batch.x)
-        hT = h[:, -1]  # (B, d)
+        record = batch_record(self.params, batch.x)  # kept: the backward pass reuses it
+        hT = record.h[:, -1]  # (B, d)
         with np.errstate(all="ignore"):
             logp = _log_softmax(hT @ self.arrays["out_weight"].T + self.arrays["out_bias"])
         loss = float(-logp[np.arange(B), batch.y].mean())
@@ -105,7 +104,7 @@ class LagClassifier:
         dz /= B  # (B, C) dL/dlogits
         grad_out = np.zeros((B, T, d))
         grad_out[:, -1] = dz @ self.arrays["out_weight"]
-        tr = batch_trace(p, batch.x, grad_out)
+        tr = batch_backward(record, grad_out)
         grads = {name: tr[f"grad_{name}"] for name in CELL_NAMES}
         grads["out_weight"] = dz.T @ hT  # (C, d)
         grads["out_bias"] = dz.sum(axis=0)  # (C,)
