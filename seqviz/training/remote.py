@@ -25,7 +25,7 @@ from seqviz.training.race import RaceConfig
 
 POLL = 0.05  # seconds between checks of the caller's cancel flag while a chunk is on its way
 PRELOAD = ["seqviz.training.warm"]
-NICE = 5  # the trainer's priority below the UI's process
+NICE = 10  # the trainer's priority below the UI's process
 _context: Any = None
 
 
