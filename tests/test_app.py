@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 
 import pytest
+from waiting import palette_options, palette_search, until
 
 from seqviz.scenes import scene_names
 
 
+@pytest.mark.slow
 async def test_opens_on_scene_with_values(make_app, ready):
     app = make_app("vanishing", {"rho": 1.2, "steps": 100})
     async with app.run_test(size=(160, 50)) as pilot:
@@ -20,6 +22,7 @@ async def test_opens_on_scene_with_values(make_app, ready):
         assert not app.query_one("#notice").display  # the compile notice is gone
 
 
+@pytest.mark.slow
 async def test_number_keys_switch_every_scene(make_app, ready):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -39,6 +42,7 @@ async def test_number_keys_switch_every_scene(make_app, ready):
         assert app.scene.name == scene_names()[min(8, len(scene_names()) - 1)]
 
 
+@pytest.mark.slow
 async def test_clicking_a_tab_switches_scene(make_app, ready):
     app = make_app()
     async with app.run_test(size=(160, 50)) as pilot:
@@ -48,6 +52,7 @@ async def test_clicking_a_tab_switches_scene(make_app, ready):
         assert app.scene.name == "memory"
 
 
+@pytest.mark.slow
 async def test_step_home_end_and_play(make_app, ready):
     # 1000 frames take 17 s at 60 frames/s: playback cannot reach the end while a key is pressed.
     app = make_app("memory", {"steps": 1000}, animate=True, speed=60)
@@ -55,19 +60,19 @@ async def test_step_home_end_and_play(make_app, ready):
         await ready(app, pilot)
         n = app.n_frames
         await pilot.press("home")
-        assert app.frame == 0
+        await until(lambda: app.frame == 0, pilot, what="home")
         await pilot.press("right", "right", "right")
-        assert app.frame == 3
+        await until(lambda: app.frame == 3, pilot, what="three steps")
         await pilot.press("left")
-        assert app.frame == 2
+        await until(lambda: app.frame == 2, pilot, what="one step back")
         await pilot.press("end")
-        assert app.frame == n
+        await until(lambda: app.frame == n, pilot, what="end")
         await pilot.press("space")  # at the end: plays again from the start
-        assert app.playing and app.frame < n, (app.playing, app.frame, n)
-        await pilot.pause(0.3)
-        assert 0 < app.frame
+        await until(lambda: app.playing, pilot, what="play")
+        assert app.frame < n, (app.frame, n)
+        await until(lambda: 0 < app.frame, pilot, what="the first frames")
         await pilot.press("space")
-        assert not app.playing
+        await until(lambda: not app.playing, pilot, what="pause")
         frozen = app.frame
         await pilot.pause(0.2)
         assert app.frame == frozen
@@ -85,6 +90,7 @@ async def test_play_runs_to_the_end_and_stops(make_app, ready):
         assert app.frame == app.n_frames == 10 and not app.playing
 
 
+@pytest.mark.slow
 async def test_plus_minus_brackets_change_the_focused_parameter(make_app, ready):
     app = make_app()
     async with app.run_test(size=(160, 50)) as pilot:
@@ -105,6 +111,7 @@ async def test_plus_minus_brackets_change_the_focused_parameter(make_app, ready)
         assert app.values.hidden == 72 and app.result.h.shape[1] == 72
 
 
+@pytest.mark.slow
 async def test_up_down_move_between_parameters(make_app, ready):
     app = make_app("memory")
     async with app.run_test(size=(160, 50)) as pilot:
@@ -177,43 +184,33 @@ async def test_q_quits(make_app, ready):
         assert app.return_code == 0 and not app.is_running
 
 
+@pytest.mark.slow
 async def test_palette_sets_a_parameter_by_name_and_value(make_app, ready):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
-        await pilot.press("ctrl+p")
-        await pilot.press(*"rho 1.2")
-        await pilot.pause(0.5)
+        await palette_search(app, pilot, "rho 1.2", "set rho = 1.2")
         await pilot.press("enter")
+        await until(lambda: app.values.rho == pytest.approx(1.2), pilot, what="rho = 1.2")
         await ready(app, pilot)
-        assert app.values.rho == pytest.approx(1.2)
-        await pilot.press("ctrl+p")
-        await pilot.press(*"scene memory")
-        await pilot.pause(0.5)
+        await palette_search(app, pilot, "scene memory", "scene memory")
         await pilot.press("enter")
+        await until(lambda: app.scene.name == "memory", pilot, what="the memory scene")
         await ready(app, pilot)
-        assert app.scene.name == "memory"
 
 
+@pytest.mark.slow
 async def test_palette_refuses_out_of_range(make_app, ready):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
-        await pilot.press("ctrl+p")
-        await pilot.press(*"rho 99")
-        await pilot.pause(0.5)
+        await palette_search(app, pilot, "rho 99", "rho must be a number from 0.05 to 3.00")
         await pilot.press("enter")
         await pilot.pause()
         assert app.values.rho == 1.0
 
 
-def _palette_lines(app) -> list[str]:
-    from textual.command import CommandList
-
-    options = app.screen.query_one(CommandList)
-    return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
-
-
+@pytest.mark.slow
 async def test_palette_shows_brackets_as_typed(make_app, ready):
     """Palette lines hold what the user typed; Textual reads a plain str as markup, where "[/]"
     raised (and the app ended) and "[b]" vanished."""
@@ -221,17 +218,17 @@ async def test_palette_shows_brackets_as_typed(make_app, ready):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
         await pilot.press("ctrl+p")
-        await pilot.pause(0.5)
-        assert any("text keys [/] to [b]it" in line for line in _palette_lines(app))
-        await pilot.press(*"hidden [/]")
-        await pilot.pause(0.5)
-        lines = _palette_lines(app)
+        await until(lambda: palette_options(app), pilot, what="the palette's list")
+        assert any("text keys [/] to [b]it" in line for line in palette_options(app))
+        await palette_search(app, pilot, "hidden [/]", "hidden must be an integer")
+        lines = palette_options(app)
         assert any("[/]" in line and "hidden" in line for line in lines), lines
         await pilot.press("enter")  # a refused value: a bell, nothing applied
         await pilot.pause()
         assert app.is_running and app.values.hidden == 16
 
 
+@pytest.mark.slow
 async def test_typed_text_drives_the_gates_scene(make_app, ready):
     app = make_app("gates", {"model": "random"})
     async with app.run_test(size=(160, 50)) as pilot:
@@ -254,6 +251,7 @@ async def test_typed_text_drives_the_gates_scene(make_app, ready):
         assert "unit 2" in str(app.query_one("#unit-panel").border_title)
 
 
+@pytest.mark.slow
 async def test_programmatic_interface(make_app, ready):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -345,6 +343,7 @@ def _bottom_line(app) -> str:
     return console.export_text().splitlines()[-1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scene", ["vanishing", "decoding"])
 async def test_footer_keeps_every_key_hint_readable_when_narrow(make_app, ready, scene):
     """The palette hint, docked right, would cover the last hints: on a narrow screen it goes

@@ -312,6 +312,7 @@ def test_sample_tree_shares_prefixes():
     assert sum(visits[n.id] for n in first_layer) == 40
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("temperature", "top_k", "top_p"), [(1.0, None, None), (0.7, 3, None), (1.5, None, 0.8)]
 )

@@ -6,6 +6,7 @@ import json
 import math
 
 import pytest
+from waiting import palette_search, until
 
 from seqviz.scenes import get_scene, scene_names
 from seqviz.scenes.decoding import compute, frame_step, frames, tree_rows
@@ -171,6 +172,7 @@ def tree(app):
     return app.query_one(BeamTree)
 
 
+@pytest.mark.slow
 async def test_number_key_opens_the_scene_with_the_lessons_numbers(make_app, ready):
     app = make_app()
     async with app.run_test(size=(160, 50)) as pilot:
@@ -187,6 +189,7 @@ async def test_number_key_opens_the_scene_with_the_lessons_numbers(make_app, rea
         assert "★" in text  # the best hypothesis is marked in the tree
 
 
+@pytest.mark.slow
 async def test_keys_step_through_the_search(make_app, ready):
     app = make_app("decoding")
     async with app.run_test(size=(160, 50)) as pilot:
@@ -209,6 +212,7 @@ async def test_keys_step_through_the_search(make_app, ready):
         assert "stopped: no live hypotheses" in app._view.frame_label(app.frame)
 
 
+@pytest.mark.slow
 async def test_keys_move_the_selection_through_the_tree(make_app, ready):
     app = make_app("decoding")
     async with app.run_test(size=(160, 50)) as pilot:
@@ -236,6 +240,7 @@ async def test_keys_move_the_selection_through_the_tree(make_app, ready):
         assert app._view.selected == 0 and app.values.node == r.final.best.id
 
 
+@pytest.mark.slow
 async def test_clicking_a_row_selects_it(make_app, ready):
     app = make_app("decoding")
     async with app.run_test(size=(160, 50)) as pilot:
@@ -264,15 +269,17 @@ async def test_parameters_from_keys_and_palette(make_app, ready):
         await ready(app, pilot)
         assert app.values.alpha == pytest.approx(0.6)
         assert "/t^0.6" in screen_text(app)
-        for command, check in [
-            ("temperature 0.5", lambda d: d.temperature == 0.5),
-            ("top_k 1", lambda d: d.top_k == 1 and len(d.support) == 1),
-            ("top_p 0.5", lambda d: d.top_p == 0.5),
+        for command, shown, check in [
+            ("temperature 0.5", "set temperature = 0.5", lambda d: d.temperature == 0.5),
+            ("top_k 1", "set top_k = 1", lambda d: d.top_k == 1 and len(d.support) == 1),
+            ("top_p 0.5", "set top_p = 0.50", lambda d: d.top_p == 0.5),
         ]:
-            await pilot.press("ctrl+p")
-            await pilot.press(*command)
-            await pilot.pause(0.5)
+            name = command.split()[0]
+            before = getattr(app.values, name)
+            await palette_search(app, pilot, command, shown)
             await pilot.press("enter")
+            changed = lambda n=name, b=before: getattr(app.values, n) != b  # noqa: E731
+            await until(changed, pilot, what=command)
             await ready(app, pilot)
             assert check(app.query_one(DistributionBars)._dist), command
         summary = str(app.query_one("#dist-summary").render())
@@ -280,6 +287,7 @@ async def test_parameters_from_keys_and_palette(make_app, ready):
         assert "top-k = 1" in screen_text(app)  # the cut line is drawn
 
 
+@pytest.mark.slow
 async def test_changing_width_keeps_the_selected_words(make_app, ready):
     app = make_app("decoding")
     async with app.run_test(size=(160, 50)) as pilot:
@@ -294,6 +302,7 @@ async def test_changing_width_keeps_the_selected_words(make_app, ready):
         assert words(r, r.nodes[app.values.node]) == "a small"
 
 
+@pytest.mark.slow
 async def test_launch_values_reach_the_scene(app_from_cli, ready):
     app = app_from_cli(["--scene", "decoding", "--set", "width=3", "--set", "top_k=2"])
     async with app.run_test(size=(120, 40)) as pilot:
@@ -310,6 +319,7 @@ def test_launch_refuses_bad_values(capsys):
     assert "width must be an integer from 1 to 16" in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 async def test_bad_model_path_shows_one_line_and_recovers(make_app, ready):
     app = make_app("decoding", {"model": "file", "path": "/no/such/model.npz"})
     async with app.run_test(size=(120, 40)) as pilot:
@@ -325,6 +335,7 @@ async def test_bad_model_path_shows_one_line_and_recovers(make_app, ready):
         assert "beam w=2 a small cat </s> p=0.292" in screen_text(app)
 
 
+@pytest.mark.slow
 async def test_shipped_lstm_draws_and_steps(make_app, ready):
     app = make_app("decoding", {"model": "lstm", "prompt": "the keys to the cabinet", "width": 3})
     async with app.run_test(size=(160, 50)) as pilot:
@@ -351,6 +362,7 @@ async def test_resizing_never_crashes(make_app, ready, sizes):
         assert app.scene.name == "decoding"
 
 
+@pytest.mark.slow
 async def test_a_shorter_search_arriving_at_a_late_frame_draws(make_app, ready):
     app = make_app("decoding", {"model": "lstm", "max_len": 12})
     async with app.run_test(size=(120, 40)) as pilot:
@@ -384,6 +396,7 @@ async def test_random_keys_in_the_decoding_scene(make_app):
         assert app.is_running and app.scene.name == "decoding"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)])
 async def test_lessons_numbers_fit_on_screen(make_app, ready, size):
     app = make_app("decoding")
@@ -394,6 +407,7 @@ async def test_lessons_numbers_fit_on_screen(make_app, ready, size):
         assert "beam w=2 a small cat </s> p=0.292" in text
 
 
+@pytest.mark.slow
 async def test_small_screens_swap_bars_and_ranking(make_app, ready):
     app = make_app("decoding")
     async with app.run_test(size=(80, 24)) as pilot:

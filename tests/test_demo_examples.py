@@ -21,6 +21,7 @@ def run_example(name: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_notebook_example_runs_and_finds_the_number_units():
     out = run_example("lstm_in_a_notebook.py")
     assert "gates (50, 4, 16)" in out
@@ -29,6 +30,7 @@ def test_notebook_example_runs_and_finds_the_number_units():
     assert "'are': 0.941" in out
 
 
+@pytest.mark.slow
 def test_pytorch_comparison_agrees():
     pytest.importorskip("torch")
     out = run_example("compare_with_pytorch.py")
@@ -36,6 +38,7 @@ def test_pytorch_comparison_agrees():
     assert [line.split()[0] for line in out.splitlines()[1:4]] == ["rnn", "lstm", "gru"]
 
 
+@pytest.mark.slow
 async def test_template_demo_checks_out():
     demo = load_demo(DEMOS / "five_minute_tour.toml")
     assert len(demo) == 4 and {s.scene for s in demo.steps} >= {"vanishing", "decoding"}

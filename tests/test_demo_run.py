@@ -32,6 +32,7 @@ def test_cited_numbers_and_their_visibility():
     assert not is_visible("0.73", ["0.74 7.3"])
 
 
+@pytest.mark.slow
 async def test_a_caption_number_shown_only_in_the_caption_is_reported():
     demo = parse_demo(
         textwrap.dedent(
@@ -52,6 +53,7 @@ async def test_a_caption_number_shown_only_in_the_caption_is_reported():
     ]
 
 
+@pytest.mark.slow
 async def test_the_results_behind_the_screen_are_the_lessons():
     """Beyond the screen text: the numbers the app computed at the demo's steps."""
 
@@ -80,6 +82,7 @@ async def test_the_results_behind_the_screen_are_the_lessons():
     assert f"{math.exp(dec[0].greedy.logprob):.3f}" == "0.140"
 
 
+@pytest.mark.slow
 async def test_check_demo_reports_what_the_screen_does_not_show():
     demo = parse_demo(
         textwrap.dedent(
@@ -100,6 +103,7 @@ async def test_check_demo_reports_what_the_screen_does_not_show():
     ]
 
 
+@pytest.mark.slow
 async def test_keys_move_like_slides_and_show_the_counter():
     demo = find_demo("memory")
     app = DemoApp(demo, animate=False)
@@ -134,6 +138,7 @@ async def test_keys_move_like_slides_and_show_the_counter():
         assert app.values.steps == 10 and app.result.T == 10
 
 
+@pytest.mark.slow
 async def test_slide_keys_work_while_a_text_box_has_focus():
     demo = find_demo("gates")
     app = DemoApp(demo, animate=False)
@@ -170,6 +175,7 @@ async def test_play_action_animates_to_the_end():
         assert not app.playing and app.frame == app.n_frames == 20
 
 
+@pytest.mark.slow
 async def test_select_points_the_scene_cursor():
     demo = parse_demo(
         textwrap.dedent(
@@ -204,6 +210,7 @@ async def test_select_points_the_scene_cursor():
         assert app.values.unit == 7 and "unit 7" in screen_text(app)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", demo_names())
 async def test_demos_run_at_80x24(name):
     demo = find_demo(name)
@@ -217,6 +224,7 @@ async def test_demos_run_at_80x24(name):
             assert f"{i + 1}/{len(demo)}" in text
 
 
+@pytest.mark.slow
 def test_cli_check_passes_a_good_demo_and_fails_a_wrong_one(tmp_path, capsys):
     from seqviz.cli import main
 

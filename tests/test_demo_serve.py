@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+import pytest
 from served import serve_fetch_stop
 
 from seqviz.cli import main
@@ -23,6 +24,7 @@ def test_bad_port_and_bad_demo_before_serving(capsys):
     assert "shipped demos are" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_demo_serve_answers_on_loopback_and_stops():
     served = serve_fetch_stop(["demo", "memory", "--serve"])
     assert "LSTM memory and the forget gate" in served.body  # the demo's title names the page

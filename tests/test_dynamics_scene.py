@@ -42,6 +42,7 @@ def test_chaos_mode_grid_and_edge():
     assert r.grid.lyap[i, 0] < 0 <= r.grid.lyap[i + 1, 0] and hi > lo
 
 
+@pytest.mark.slow
 async def test_key_pulse_moves_the_state_to_another_attractor(make_app, ready):
     app = make_app("dynamics", {"mode": "two-unit"})
     async with app.run_test(size=(120, 40)) as pilot:
@@ -62,16 +63,19 @@ async def test_key_pulse_moves_the_state_to_another_attractor(make_app, ready):
         assert np.allclose(view.current_state(), after)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_dynamics_at_defaults(size, snap_compare, make_app, until_drawn):
     assert snap_compare(make_app("dynamics"), terminal_size=size, run_before=until_drawn)
 
 
+@pytest.mark.slow
 def test_dynamics_chaos_snapshot(snap_compare, make_app, until_drawn):
     app = make_app("dynamics", {"mode": "chaos"})
     assert snap_compare(app, terminal_size=(160, 50), run_before=until_drawn)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("instant", [False, True], ids=["computed", "instant"])
 async def test_chaos_map_hands_the_keys_to_the_parameter(instant, make_app, ready, monkeypatch):
     """The chaos map hides the phase portrait, which had the focus: the mode row takes it,
@@ -134,6 +138,7 @@ def test_vanishing_shows_lru_eigenvalues_inside_the_circle():
     assert np.all(np.abs(r.lru) < 1) and np.all(np.abs(r.lru) >= 0.9)
 
 
+@pytest.mark.slow
 def test_ui_bench_measures_the_dynamics_scene(capsys, monkeypatch):
     import json
 

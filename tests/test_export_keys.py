@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from waiting import palette_search, until
 
 from seqviz.core import Trace
 from seqviz.ui.export import set_shots_folder, shots_folder
@@ -20,6 +21,7 @@ async def press_and_wait(app, pilot, *keys):
     await pilot.pause()
 
 
+@pytest.mark.slow
 async def test_s_saves_an_svg_named_by_scene_and_time(make_app, ready, tmp_path):
     app = make_app("memory")
     set_shots_folder(app, tmp_path / "shots")
@@ -81,6 +83,7 @@ def _check_decoding(app, traces):
     assert traces["lm"].T == 1 + len(app.result.prompt_ids) + best.depth - 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "scene, values, check",
     [
@@ -103,6 +106,7 @@ async def test_e_saves_the_traces_the_scene_shows(make_app, ready, tmp_path, sce
         check(app, traces)
 
 
+@pytest.mark.slow
 async def test_e_on_the_toy_bigram_says_there_is_no_trace(make_app, ready, tmp_path):
     app = make_app("decoding")
     set_shots_folder(app, tmp_path)
@@ -114,16 +118,23 @@ async def test_e_on_the_toy_bigram_says_there_is_no_trace(make_app, ready, tmp_p
         assert any("toy bigram model has no recurrent state" in m for m in notes)
 
 
+@pytest.mark.slow
 async def test_palette_commands(make_app, ready, tmp_path):
     app = make_app("memory")
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
         folder = tmp_path / "from-palette"
-        for query in (f"shots {folder}", "save SVG screenshot", "save trace .npz"):
-            await pilot.press("ctrl+p")
-            await pilot.press(*query)
-            await pilot.pause(0.5)
+        for query, first, done in (
+            (f"shots {folder}", f"save screenshots and traces in {folder}",
+             lambda: app.shots_dir == folder),
+            ("save SVG screenshot", "save SVG screenshot",
+             lambda: folder.is_dir() and any(p.suffix == ".svg" for p in folder.iterdir())),
+            ("save trace .npz", "save trace .npz",
+             lambda: folder.is_dir() and any(p.suffix == ".npz" for p in folder.iterdir())),
+        ):  # fmt: skip
+            await palette_search(app, pilot, query, first)
             await pilot.press("enter")
+            await until(done, pilot, what=query)
             await app.workers.wait_for_complete()
             await pilot.pause()
         assert app.shots_dir == folder

@@ -66,6 +66,7 @@ def test_weights_flag_reads_a_trained_model_with_its_vocabulary(tmp_path, level,
         get_scene("gates").compute(get_scene("gates").make({"text": "c"}, values))
 
 
+@pytest.mark.slow
 async def test_panel_shows_the_model_and_hides_the_random_knobs(make_app, ready):
     app = make_app("gates")
     async with app.run_test(size=(160, 50)) as pilot:

@@ -49,6 +49,7 @@ async def start(pilot: Any, app: Any) -> Any:
     return field
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize(
     ("model", "typed"),  # a word model meets unknown words while a word is half typed
@@ -71,6 +72,7 @@ async def test_text_typed_at_speed_ends_as_typed(make_app, model, typed, seed):
         assert app._generation == generation  # nothing recomputes on its own afterwards
 
 
+@pytest.mark.slow
 async def test_ctrl_u_edits_are_kept_at_speed(make_app):
     app = make_app("gates", {"model": "random", "text": "the keys are here"})
     async with app.run_test(size=(160, 50)) as pilot:

@@ -134,6 +134,7 @@ HOSTILE_ARGV = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("argv", "says"), HOSTILE_ARGV, ids=lambda a: str(a)[:60])
 def test_hostile_values_are_one_sentence(tmp_path, capsys, argv, says):
     corpus = tmp_path / "c.txt"

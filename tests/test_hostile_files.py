@@ -65,6 +65,7 @@ def hostile(tmp_path):
     return files
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kind",
     ["fifo", "device", "folder", "zip bomb", "huge header", "complex", "structured", "truncated",
@@ -112,6 +113,7 @@ def test_good_arrays_read_back_exactly(tmp_path):
     assert np.array_equal(read_npy(tmp_path / "x.npy", "x"), arrays["fortran"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [

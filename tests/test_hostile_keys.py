@@ -10,6 +10,7 @@ import pytest
 from test_app_random_keys import send_key
 
 
+@pytest.mark.slow
 async def test_page_keys_right_after_ctrl_p(make_app):
     app = make_app("vanishing")
     async with app.run_test(size=(100, 30)) as pilot:
@@ -21,6 +22,7 @@ async def test_page_keys_right_after_ctrl_p(make_app):
         assert app.is_running and app.return_code is None
 
 
+@pytest.mark.slow
 async def test_e_then_a_scene_key_saves_the_scene_that_was_shown(make_app, ready, tmp_path):
     from seqviz.core import Trace
     from seqviz.ui.export import set_shots_folder

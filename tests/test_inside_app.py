@@ -4,6 +4,7 @@ the claims its demo makes, checked on the shipped models."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from seqviz.scenes import get_scene
 from seqviz.ui.export import screen_text
@@ -32,6 +33,7 @@ def test_knows_from():
     assert knows_from(probs, "are", None, 4) is None and knows_from(probs, "are", 4, 3) is None
 
 
+@pytest.mark.slow
 async def test_all_views_and_the_saliency_row(make_app, ready):
     from seqviz.ui.widgets.heatmap import Heatmap
 
@@ -61,6 +63,7 @@ async def test_all_views_and_the_saliency_row(make_app, ready):
         assert "a tanh RNN has no gates" in text and "1. h[17]" in text
 
 
+@pytest.mark.slow
 async def test_a_small_screen_shows_the_chosen_view(make_app, ready):
     app = make_app("inside", {"panel": "saturation"})
     async with app.run_test(size=(80, 24)) as pilot:

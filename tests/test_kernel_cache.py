@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 CHILD = """
 import json
 from seqviz.core import kernels, warmup
@@ -22,6 +24,7 @@ def _run() -> dict[str, list[int]]:
     return json.loads(out.stdout)
 
 
+@pytest.mark.slow
 def test_second_process_loads_kernels_from_cache():
     _run()  # fills the cache if this checkout has not compiled yet
     stats = _run()

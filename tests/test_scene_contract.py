@@ -145,6 +145,7 @@ def __getattr__(name: str) -> Any:  # the app imports the view lazily by "module
     raise AttributeError(name)
 
 
+@pytest.mark.slow
 async def test_a_streaming_scene_shows_each_result_and_stops_on_change(monkeypatch):
     from seqviz import scenes as registry
     from seqviz.ui.app import SeqvizApp

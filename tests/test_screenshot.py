@@ -18,6 +18,7 @@ def svg_text(path) -> str:
     return " ".join("".join(el.itertext()) for el in root.iter(f"{SVG}text")).replace("\xa0", " ")
 
 
+@pytest.mark.slow
 def test_screenshot_writes_a_valid_svg_of_the_scene(tmp_path, capsys):
     out = tmp_path / "memory.svg"
     argv = ["screenshot", "--scene", "memory", "--set", "forget_bias=10", "--out", str(out)]
@@ -31,6 +32,7 @@ def test_screenshot_writes_a_valid_svg_of_the_scene(tmp_path, capsys):
     assert [p.name for p in tmp_path.iterdir()] == ["memory.svg"]  # no temp file left behind
 
 
+@pytest.mark.slow
 def test_frame_and_size(tmp_path):
     out = tmp_path / "v.svg"
     argv = ["screenshot", "--scene", "1", "--set", "rho=1.2", "--set", "draw=3",
@@ -76,6 +78,7 @@ def test_bad_output_paths(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_demo_step_with_its_caption(tmp_path):
     out = tmp_path / "step.svg"
     assert main(["screenshot", "--demo", "memory", "--step", "4", "--out", str(out)]) == 0

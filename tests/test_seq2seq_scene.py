@@ -82,6 +82,7 @@ def test_ungrammatical_source_translates_without_reference():
 # --- Pilot tests of the view ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_switching_to_the_scene(make_app, ready):
     app = make_app("vanishing")
     async with app.run_test(size=(160, 50)) as pilot:
@@ -97,6 +98,7 @@ async def test_switching_to_the_scene(make_app, ready):
         assert "teacher forcing: mean loss" in text
 
 
+@pytest.mark.slow
 async def test_a_changed_source_is_validated(make_app, ready):
     app = make_app("seq2seq")
     async with app.run_test(size=(160, 50)) as pilot:
@@ -111,6 +113,7 @@ async def test_a_changed_source_is_validated(make_app, ready):
         assert app.result.error is None and app.result.output[-2] == "dorma"
 
 
+@pytest.mark.slow
 async def test_frames_fill_the_encoder_then_the_attention_rows(make_app, ready):
     app = make_app("seq2seq")
     async with app.run_test(size=(160, 50)) as pilot:

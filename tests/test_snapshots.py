@@ -16,6 +16,7 @@ def test_core_scenes_are_registered():
     assert set(CORE_SCENES) <= set(scene_names())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("scene", CORE_SCENES)
 def test_scene_at_defaults(scene, size, snap_compare, make_app, until_drawn):
@@ -23,6 +24,7 @@ def test_scene_at_defaults(scene, size, snap_compare, make_app, until_drawn):
     assert snap_compare(app, terminal_size=size, run_before=until_drawn)
 
 
+@pytest.mark.slow
 def test_overflow_snapshot(snap_compare, make_app, until_drawn):
     app = make_app("vanishing", {"rho": 3.0, "nonlinearity": "linear", "steps": 1000})
     assert snap_compare(app, terminal_size=(160, 50), run_before=until_drawn)

@@ -7,6 +7,7 @@ import pytest
 SMALL = {"steps": 60, "lag": 5, "hidden": 16}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_training_snapshot(size, snap_compare, make_app, until_drawn):
     async def finished(pilot):  # the last result of the seeded run: the same on every machine

@@ -68,6 +68,7 @@ def test_module_prints_and_writes_a_corpus(tmp_path, capsys):
     assert len((tmp_path / "c.txt").read_text().splitlines()) == 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell, bi", [("lstm", True), ("gru", False)])
 def test_a_tiny_tagger_learns_through_the_one_trainer(tmp_path, cell, bi):
     model = Tagger.random(cell, hidden=6, emb=5, layers=2, bidirectional=bi, seed=1)

@@ -47,6 +47,7 @@ def _text(app) -> str:
     return " ".join(screen_text(app).split())
 
 
+@pytest.mark.slow
 async def test_typing_switching_and_layers(make_app, ready):
     app = make_app("tagging")
     async with app.run_test(size=(160, 50)) as pilot:
@@ -85,6 +86,7 @@ async def test_typing_switching_and_layers(make_app, ready):
 SIZES = [(80, 24), (160, 50)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("model", ["tagger-bi", "tagger-uni"])
 def test_tagging_snapshots(size, model, snap_compare, make_app, until_drawn):

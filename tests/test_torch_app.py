@@ -43,6 +43,7 @@ def test_cli_opens_the_gates_scene_on_the_weights(tmp_path, monkeypatch):
     assert seen == {"scene": "gates", "weights": str(path)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell", ["lstm", "gru"])
 async def test_gates_scene_shows_the_loaded_model(tmp_path, make_app, ready, cell):
     torch.manual_seed(1)
@@ -79,6 +80,7 @@ def test_unsupported_models_are_refused_in_one_sentence(tmp_path, capsys, make, 
     assert words in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "layer, direction", [(0, "forward"), (0, "reverse"), (1, "forward"), (1, "reverse")]
 )

@@ -76,6 +76,7 @@ def test_sgd_and_adam_steps_match_the_formulas():
     assert np.allclose(p["w"], [1.0 - 0.02, -2.0 + 0.02], atol=1e-7) and opt.t == 2
 
 
+@pytest.mark.slow
 def test_adam_matches_torch():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(0)

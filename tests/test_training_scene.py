@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 
+import pytest
+
 from seqviz.scenes import get_scene
 from seqviz.ui.export import screen_text
 
@@ -33,6 +35,7 @@ def test_scene_is_registered_with_a_stream():
     assert scene.spec("lag").recompute and scene.spec("hidden").recompute
 
 
+@pytest.mark.slow
 async def test_finishes_and_shows_the_numbers(make_app):
     app = make_app("training", SMALL)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -94,6 +97,7 @@ async def test_quitting_while_training_leaves_no_process(make_app):
     await _until(lambda: not _trainer_pids(), timeout=10)
 
 
+@pytest.mark.slow
 async def test_a_spike_is_drawn_and_named_in_the_status(make_app):
     values = {"steps": 30, "lag": 10, "hidden": 32, "cells": "rnn", "lr": 2.0,
               "optimizer": "sgd", "clip": 0.0}  # fmt: skip

@@ -55,6 +55,7 @@ def test_inactive_parameters():
         SCENE.inactive_params(loaded))  # fmt: skip
 
 
+@pytest.mark.slow
 async def test_panel_marks_inactive_rows_and_the_status_says_why(make_app, ready):
     from seqviz.ui.widgets.controls import ParamPanel
 
@@ -72,6 +73,7 @@ async def test_panel_marks_inactive_rows_and_the_status_says_why(make_app, ready
         assert panel.row("variant").inactive and not panel.row("forget_bias").inactive
 
 
+@pytest.mark.slow
 async def test_unit_cursor_past_the_last_unit_says_it_was_clamped(make_app, ready):
     app = make_app("gates", {"model": "random", "hidden": 8, "unit": 40})
     async with app.run_test(size=(160, 50)) as pilot:

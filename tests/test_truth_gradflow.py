@@ -68,6 +68,7 @@ def test_higher_forget_bias_flattens_cell_path_and_product(seed, rho, bias):
     assert high.cell_path[-1] / high.cell_path[0] > low.cell_path[-1] / low.cell_path[0]
 
 
+@pytest.mark.slow
 async def test_plot_draws_cell_path_total_as_total_and_lstm_on_top(make_app, ready):
     from seqviz.ui.views.gradflow import COLORS
     from seqviz.ui.widgets.plots import SeriesPlot

@@ -6,20 +6,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from waiting import until
 
 from seqviz.ui.export import screen_text
 
 
-async def until(condition, pilot, timeout: float = 60.0) -> None:
-    """Poll until ``condition()`` holds: on a loaded machine a key's binding can run after
-    ``pilot.press`` returns (Textual's idle wait reads a descheduled process as idle)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "timed out"
-        await pilot.pause(0.01)
-
-
+@pytest.mark.slow
 async def test_space_pressed_before_the_first_result_plays_from_the_start(make_app, monkeypatch):
     """Space is pressed while the first result is held back (a warm kernel cache would
     otherwise deliver it first and the test would prove nothing); once it arrives, every
@@ -60,6 +52,7 @@ async def test_space_pressed_before_the_first_result_plays_from_the_start(make_a
         assert steps == list(range(n + 1))  # from frame 0, every frame in order, to the end
 
 
+@pytest.mark.slow
 async def test_first_parameter_has_focus_and_tab_keeps_the_frame_keys(make_app, ready):
     from seqviz.ui.widgets.controls import ParamRow
 
@@ -68,18 +61,18 @@ async def test_first_parameter_has_focus_and_tab_keeps_the_frame_keys(make_app, 
         await ready(app, pilot)
         assert isinstance(app.focused, ParamRow) and app.focused.spec.name == "rho"
         await pilot.press("tab")
-        await pilot.pause()
-        assert app.focused.spec.name == "hidden"
+        await until(lambda: app.focused.spec.name == "hidden", pilot, what="tab")
         footer = screen_text(app).splitlines()[-1]
         assert "step" in footer and "back" in footer and "play" in footer
         app.home()
         await pilot.press("right", "right")
-        assert app.frame == 2
+        await until(lambda: app.frame == 2, pilot, what="two steps")
         app.set_scene("memory")
         await ready(app, pilot)
         assert app.focused.spec.name == "w"
 
 
+@pytest.mark.slow
 async def test_screenshot_notice_is_small_short_and_never_in_a_saved_image(
     make_app, ready, tmp_path
 ):
@@ -92,7 +85,8 @@ async def test_screenshot_notice_is_small_short_and_never_in_a_saved_image(
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await ready(app, pilot)
         await pilot.press("s")
-        await pilot.pause(0.2)
+        await until(lambda: app.screen.query(Toast), pilot, what="the notice")
+        await pilot.pause()
         toasts = list(app.screen.query(Toast))
         assert len(toasts) == 1
         region = toasts[0].region
@@ -101,12 +95,14 @@ async def test_screenshot_notice_is_small_short_and_never_in_a_saved_image(
         await pilot.press("s")  # right away: the first notice is still up
         await pilot.pause(0.2)
         await asyncio.sleep(1.1)  # a new second, a new name
+        await until(lambda: len(list(tmp_path.glob("*.svg"))) >= 2, pilot, what="two shots")
         shots = sorted(tmp_path.glob("*.svg"))
         assert len(shots) == 2
         for shot in shots:
             assert "saved" not in shot.read_text()
 
 
+@pytest.mark.slow
 async def test_m_maximises_a_panel_and_restores(make_app, ready):
     from seqviz.ui.views.base import Panel
 
@@ -114,16 +110,17 @@ async def test_m_maximises_a_panel_and_restores(make_app, ready):
     async with app.run_test(size=(160, 50)) as pilot:
         await ready(app, pilot)
         await pilot.press("m")
+        await until(lambda: app.screen.maximized is not None, pilot, what="maximise")
         await pilot.pause()
         panel = app.screen.maximized
         assert isinstance(panel, Panel) and panel.id == "flow-plot-panel"
         assert panel.region.width >= 150 and panel.region.height >= 40
         assert "play" in screen_text(app).splitlines()[-1]  # the key hints stay
         await pilot.press("m")
-        await pilot.pause()
-        assert app.screen.maximized is None
+        await until(lambda: app.screen.maximized is None, pilot, what="restore")
 
 
+@pytest.mark.slow
 async def test_demo_large_captions_and_caption_kept_when_maximised():
     from seqviz.lecture import find_demo
     from seqviz.lecture.runner import DemoApp
@@ -135,8 +132,10 @@ async def test_demo_large_captions_and_caption_kept_when_maximised():
         banner = app.query_one("#banner")
         assert banner.has_class("-large") and banner.region.height >= 4
         await pilot.press("m")
+        await until(lambda: app.screen.maximized is not None, pilot, what="maximise")
         await pilot.pause()
-        assert app.screen.maximized is not None and "1/7" in screen_text(app)
+        assert "1/7" in screen_text(app)
         await pilot.press("m", "c")
+        await until(lambda: not banner.has_class("-large"), pilot, what="small captions")
         await pilot.pause()
-        assert not banner.has_class("-large") and banner.region.height <= 3
+        assert app.screen.maximized is None and banner.region.height <= 3

@@ -7,6 +7,8 @@ import re
 import shlex
 from pathlib import Path
 
+import pytest
+
 from seqviz.scenes import get_scene
 from seqviz.ui.export import screen_text
 from seqviz.ui.widgets.readout import sci
@@ -14,6 +16,7 @@ from seqviz.ui.widgets.readout import sci
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
+@pytest.mark.slow
 async def test_linear_network_is_named_in_legend_and_now_column(make_app, ready):
     from seqviz.ui.widgets.plots import PlotLegend
 
@@ -28,6 +31,7 @@ async def test_linear_network_is_named_in_legend_and_now_column(make_app, ready)
         assert re.search(rf"\b1\s+{re.escape(sci(r.norms_linear[1]))}", text)
 
 
+@pytest.mark.slow
 async def test_readout_numbers_wait_for_the_backward_wave(make_app, ready):
     app = make_app("vanishing")
     async with app.run_test(size=(160, 50)) as pilot:
@@ -61,6 +65,7 @@ def test_readme_screenshot_example_shows_the_gradient():
     assert steps < frame <= 2 * steps  # past the forward pass: gradient curves are drawn
 
 
+@pytest.mark.slow
 async def test_memory_cell_state_on_top_and_no_tail_below_zero(make_app, ready):
     from seqviz.ui.views.memory import CELL_COLOR, RNN_COLOR
     from seqviz.ui.widgets.plots import SeriesPlot

@@ -45,6 +45,7 @@ def test_vanishing_norms_count_steps_back_from_the_end():
     assert r.norms_tanh[0] > r.norms_tanh[-1]  # it vanishes going back at rho < 1
 
 
+@pytest.mark.slow
 async def test_gradflow_plot_runs_k_steps_back(make_app, ready):
     app = make_app("gradflow", {"steps": 30})
     async with app.run_test(size=(160, 50)) as pilot:
@@ -100,6 +101,7 @@ async def test_heatmap_paints_low_values_blue_and_high_values_red():
             assert [tuple(st.bgcolor.triplet) for st in runs] == want, y
 
 
+@pytest.mark.slow
 async def test_memory_readout_cites_the_computed_numbers(make_app, ready):
     app = make_app("memory", {"w": 0.9, "forget_bias": 3.0, "steps": 40})
     async with app.run_test(size=(160, 50)) as pilot:
@@ -125,6 +127,7 @@ async def test_vanishing_heat_caption_follows_the_nonlinearity(make_app, ready):
         assert LINEAR_CAPTION[:40] in shown and TANH_CAPTION[:40] not in shown
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["textbook", "pytorch"])
 async def test_gates_scene_renders_a_gru(make_app, ready, variant):
     from seqviz.scenes.gates import GATE_LABELS
