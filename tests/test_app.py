@@ -78,6 +78,7 @@ async def test_step_home_end_and_play(make_app, ready):
         assert app.frame == frozen
 
 
+@pytest.mark.slow
 async def test_play_runs_to_the_end_and_stops(make_app, ready):
     app = make_app("memory", {"steps": 10}, animate=True, speed=60)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -123,6 +124,7 @@ async def test_up_down_move_between_parameters(make_app, ready):
         assert app.values.forget_bias == 5.5 and app.values.w == 0.9
 
 
+@pytest.mark.slow
 async def test_mouse_clicks_the_arrows(make_app, ready):
     app = make_app()
     async with app.run_test(size=(160, 50)) as pilot:
@@ -138,6 +140,7 @@ async def test_mouse_clicks_the_arrows(make_app, ready):
         assert app.values.rho == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 async def test_reset_restores_defaults(make_app, ready):
     app = make_app("vanishing", {"rho": 2.0, "seed": 3})
     async with app.run_test(size=(120, 40)) as pilot:
@@ -147,6 +150,7 @@ async def test_reset_restores_defaults(make_app, ready):
         assert app.values == app.scene.defaults()
 
 
+@pytest.mark.slow
 async def test_speed_keys(make_app, ready):
     app = make_app(speed=20)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -161,6 +165,7 @@ async def test_speed_keys(make_app, ready):
             app.set_speed(500)
 
 
+@pytest.mark.slow
 async def test_help_screen_opens_and_closes(make_app, ready):
     from seqviz.ui.help import HelpScreen
 
@@ -175,6 +180,7 @@ async def test_help_screen_opens_and_closes(make_app, ready):
         assert not isinstance(app.screen, HelpScreen)
 
 
+@pytest.mark.slow
 async def test_q_quits(make_app, ready):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -276,6 +282,7 @@ async def test_programmatic_interface(make_app, ready):
             app.set_scene("nope")
 
 
+@pytest.mark.slow
 async def test_overflow_is_drawn_and_reported(make_app, ready):
     app = make_app("vanishing", {"rho": 3.0, "nonlinearity": "linear", "steps": 1000})
     async with app.run_test(size=(160, 50)) as pilot:
@@ -365,6 +372,7 @@ async def test_footer_keeps_every_key_hint_readable_when_narrow(make_app, ready,
         assert "palette" in _bottom_line(app)
 
 
+@pytest.mark.slow
 async def test_param_labels_give_way_to_spacing_before_being_cut(make_app, ready):
     app = make_app("vanishing")
     async with app.run_test(size=(80, 24)) as pilot:

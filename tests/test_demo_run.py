@@ -151,6 +151,7 @@ async def test_slide_keys_work_while_a_text_box_has_focus():
         assert app.index == 1
 
 
+@pytest.mark.slow
 async def test_play_action_animates_to_the_end():
     demo = parse_demo(
         textwrap.dedent(

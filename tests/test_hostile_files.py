@@ -254,6 +254,7 @@ def test_random_params_seed_is_a_value_error():
         Params.random("lstm", 2, 3, seed=-1)
 
 
+@pytest.mark.slow
 async def test_a_fifo_as_the_gates_weights_shows_an_error_and_quits(make_app, tmp_path):
     fifo = tmp_path / "weights.npz"
     os.mkfifo(fifo)

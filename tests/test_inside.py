@@ -134,6 +134,7 @@ def test_predictions_match_the_model():
         read(lm, "the cabnet")
 
 
+@pytest.mark.slow
 def test_run_agreement_and_units_commands(capsys):
     from seqviz.cli import main
 

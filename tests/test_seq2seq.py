@@ -184,6 +184,7 @@ def test_task_module_cli(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert bad.returncode == 2 and "min-len" in bad.stderr and "Traceback" not in bad.stderr
 
 
+@pytest.mark.slow
 def test_reference_parser_agrees_with_the_generator() -> None:
     for src, tgt in tr.pairs(400, seed=9, max_len=40):
         assert tr.reference(src) == tgt

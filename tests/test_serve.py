@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import sys
 
+import pytest
 from served import serve_fetch_stop
 
 from seqviz.cli import main
 from seqviz.commands.serve import app_command
 
 
+@pytest.mark.slow
 def test_serve_answers_on_loopback_and_stops_cleanly():
     served = serve_fetch_stop(["serve"])
     assert "seqviz" in served.body  # the page title

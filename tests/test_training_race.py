@@ -41,6 +41,7 @@ def _torch_step(model, batch, optimizer, lr):
     return {n: p.detach().numpy() for n, p in zip(names, params, strict=True)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("optimizer", ["adam", "sgd"])
 @pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
 def test_update_equals_torch_autograd_and_optimizer(cell, optimizer):

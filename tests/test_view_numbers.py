@@ -22,6 +22,7 @@ def _lines(widget) -> list[str]:
     return [widget.render_line(y).text for y in range(widget.size.height)]
 
 
+@pytest.mark.slow
 async def test_vanishing_readout_rows_show_the_norms_k_steps_back(make_app, ready):
     app = make_app("vanishing", {"rho": 1.2, "steps": 80})
     async with app.run_test(size=(160, 50)) as pilot:
@@ -113,6 +114,7 @@ async def test_memory_readout_cites_the_computed_numbers(make_app, ready):
         assert r.forget == 1 / (1 + np.exp(-3.0))
 
 
+@pytest.mark.slow
 async def test_vanishing_heat_caption_follows_the_nonlinearity(make_app, ready):
     from seqviz.ui.views.vanishing import LINEAR_CAPTION, TANH_CAPTION
 
