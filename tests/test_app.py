@@ -84,10 +84,7 @@ async def test_play_runs_to_the_end_and_stops(make_app, ready):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
         app.play()
-        for _ in range(100):  # the machine may be busy: wait up to ~5 s for the timer
-            if not app.playing:
-                break
-            await pilot.pause(0.05)
+        await until(lambda: not app.playing, pilot, what="the end")  # a busy machine is slow
         assert app.frame == app.n_frames == 10 and not app.playing
 
 

@@ -6,6 +6,7 @@ import math
 import textwrap
 
 import pytest
+from waiting import until
 
 from seqviz.lecture import demo_names, find_demo, parse_demo
 from seqviz.lecture.runner import SIZES, DemoApp, check_demo, cited_numbers, is_visible
@@ -169,10 +170,7 @@ async def test_play_action_animates_to_the_end():
     async with app.run_test(size=(120, 40)) as pilot:
         await app.workers.wait_for_complete()
         assert app.playing and app.speed == 60
-        for _ in range(100):
-            if not app.playing:
-                break
-            await pilot.pause(0.05)
+        await until(lambda: not app.playing, pilot, what="the end of the animation")
         assert not app.playing and app.frame == app.n_frames == 20
 
 

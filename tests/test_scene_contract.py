@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import until
 
 from seqviz.lecture.script import demo_names, find_demo
 from seqviz.scenes import base, scene_names, scenes
@@ -161,25 +162,16 @@ async def test_a_streaming_scene_shows_each_result_and_stops_on_change(monkeypat
         assert app.result.n == 1
         for want in (2, 3):
             gate.set()
-            for _ in range(100):
-                await pilot.pause(0.02)
-                if app.result.n == want:
-                    break
+            await until(lambda w=want: app.result.n == w, pilot, what=f"result {want}")
             assert app.result.n == want and app.n_frames == want
         app.set_param("k", 4)  # new parameters: the old stream stops at its next result
         gate.set()
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if app.result.values.k == 4:
-                break
+        await until(lambda: app.result.values.k == 4, pilot, what="the k=4 stream")
         assert app.result.values.k == 4 and app.result.n == 1
         assert -1 in seen  # the first generator was closed
         assert app._view.shown == [1, 2, 3, 1]  # each result drawn once, in order
         app.set_param("k", 5)
         gate.set()
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if seen.count(-1) == 2:
-                break
+        await until(lambda: seen.count(-1) == 2, pilot, what="the second stream closed")
         assert seen.count(-1) == 2  # the second one too
         gate.set()

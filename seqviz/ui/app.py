@@ -292,8 +292,9 @@ class SeqvizApp(App[None]):
             row.focus()
         self._update_status()
 
-    async def until_ready(self, timeout: float = 60.0) -> None:
-        """Wait until the current parameters are computed and on screen."""
+    async def until_ready(self, timeout: float = 300.0) -> None:
+        """Wait until the current parameters are computed and on screen. The first computation
+        in a process may compile kernels: ~16 s on an idle machine, minutes on a busy one."""
         await asyncio.wait_for(self._result_ready.wait(), timeout)
 
     async def until_done(self, timeout: float = 600.0) -> None:
