@@ -68,18 +68,27 @@ def get(port: int, host: str | None = None) -> tuple[int, str]:
         return exc.code, exc.read().decode()
 
 
-async def ws_status(port: int, origin: str | None, hold: float = 0.0) -> int:
-    """The handshake status of a WebSocket to the server (101 = a session started)."""
+async def ws_status(port: int, origin: str | None, hold: asyncio.Event | None = None,
+                    connected: asyncio.Event | None = None) -> int:  # fmt: skip
+    """The handshake status of a WebSocket to the server (101 = a session started). With
+    ``hold``, a started session stays open until that event is set (and ``connected`` is set
+    once it has started): no fixed sleep that a loaded machine could outlast."""
     headers = {"Origin": origin} if origin else {}
     async with aiohttp.ClientSession() as session:
         try:
             async with session.ws_connect(f"http://127.0.0.1:{port}/ws", headers=headers,
                                           origin=origin) as ws:  # fmt: skip
-                await asyncio.sleep(hold)
+                if connected is not None:
+                    connected.set()
+                if hold is not None:
+                    await hold.wait()
                 await ws.close()
                 return 101
         except aiohttp.WSServerHandshakeError as exc:
             return exc.status
+        finally:
+            if connected is not None:
+                connected.set()  # refused: nothing to wait for
 
 
 def test_guard_knows_its_hosts_and_origins():
@@ -107,10 +116,14 @@ def test_foreign_origins_start_nothing_and_the_cap_holds():
         assert children(proc.pid) == []  # no app was spawned for any of them
 
         async def two_sessions() -> tuple[int, int, tuple[int, str]]:
-            first = asyncio.create_task(ws_status(port, own, hold=6.0))
-            await asyncio.sleep(2.0)
-            second = await ws_status(port, f"http://localhost:{port}")
-            page = await asyncio.to_thread(get, port)
+            hold, connected = asyncio.Event(), asyncio.Event()
+            first = asyncio.create_task(ws_status(port, own, hold, connected))
+            await asyncio.wait_for(connected.wait(), 120)  # the first session is open
+            try:
+                second = await ws_status(port, f"http://localhost:{port}")
+                page = await asyncio.to_thread(get, port)
+            finally:
+                hold.set()
             return await first, second, page
 
         first, second, (status, body) = asyncio.run(two_sessions())
