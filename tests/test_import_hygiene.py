@@ -19,7 +19,27 @@ def test_core_and_experiments_import_no_ui_library():
     modules = json.loads(out.stdout)
     leaked = [m for m in modules if m.split(".")[0] in UI]
     assert not leaked, leaked
-    assert "seqviz.core.kernels" in modules  # the check really imported the core
+    assert "seqviz.core.api" in modules  # the check really imported the core
+    assert "numba" not in modules  # imported when a kernel is first called (not at start-up)
+
+
+def test_the_apps_first_frame_needs_no_numba_scipy_or_torch():
+    # What `seqviz` runs before its first frame: the app, the first scene's view and its result
+    # on the NumPy reference (the kernels load afterwards, in the background).
+    code = (
+        "import json, sys\n"
+        "from seqviz.core import backend\n"
+        "backend.use_reference_until_ready()\n"
+        "import seqviz.ui.app, seqviz.ui.views.vanishing\n"
+        "from seqviz.scenes import get_scene\n"
+        "scene = get_scene('vanishing')\n"
+        "scene.compute(scene.defaults())\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    modules = {m.split(".")[0] for m in json.loads(out.stdout)}
+    assert not modules & {"numba", "llvmlite", "scipy", "torch"}
+    assert "seqviz" in modules and "textual" in modules
 
 
 def test_decoding_engine_and_scene_computations_import_no_ui_library():

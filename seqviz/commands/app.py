@@ -41,4 +41,4 @@ def launch(args: argparse.Namespace) -> int:
 
     from seqviz.ui.app import SeqvizApp
 
-    return run_app(SeqvizApp(scene=scene_name, values=asdict(values)))
+    return run_app(SeqvizApp(scene=scene_name, values=asdict(values), warm_kernels=True))

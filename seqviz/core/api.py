@@ -7,16 +7,17 @@ from typing import Any
 
 import numpy as np
 
-from seqviz.core import kernels as K
+from seqviz.core import codes
+from seqviz.core.backend import kernels, numba_only
 from seqviz.core.params import Params, as_float_array
 from seqviz.core.trace import Overflow, Trace, row_norms
 
 
 def _codes(params: Params) -> tuple[int, int, int]:
     return (
-        K.CELL_CODES[params.cell],
-        K.NONLINEARITY_CODES[params.nonlinearity],
-        K.VARIANT_CODES[params.variant],
+        codes.CELL_CODES[params.cell],
+        codes.NONLINEARITY_CODES[params.nonlinearity],
+        codes.VARIANT_CODES[params.variant],
     )
 
 
@@ -111,7 +112,7 @@ def run_trace(
     g_x = np.empty_like(x)
     g_h0 = np.empty(d)
     g_c0 = np.empty(d)
-    K.trace_kernel(
+    kernels().trace_kernel(
         *_codes(params), params.weight_ih, params.weight_hh, params.bias_ih, params.bias_hh,
         x, h0, c0, g_out, g_T,
         h, c, gates, grad_h, grad_c, g_w_ih, g_w_hh, g_b_ih, g_b_hh, g_x, g_h0, g_c0,
@@ -179,7 +180,7 @@ def run_forward(params: Params, x: np.ndarray, h0: np.ndarray, c0: np.ndarray):
     c = np.zeros((T, d))
     gates = np.zeros((T, params.n_gates, d))
     aux = np.empty((T, d))
-    K.forward_kernel(
+    kernels().forward_kernel(
         *_codes(params), params.weight_ih, params.weight_hh, params.bias_ih, params.bias_hh,
         x, h0, c0, h, c, gates, aux,
     )  # fmt: skip
@@ -211,7 +212,7 @@ def step(params: Params, x: Any, h: Any, c: Any = None):
         c_ = _readonly(np.zeros((B, d)))
     h_out = np.empty((B, d))
     c_out = np.empty((B, d))
-    K.step_kernel(
+    kernels().step_kernel(
         *_codes(params), params.weight_ih, params.weight_hh, params.bias_ih, params.bias_hh,
         x_, h_, c_, h_out, c_out,
     )  # fmt: skip
@@ -220,13 +221,14 @@ def step(params: Params, x: Any, h: Any, c: Any = None):
 
 def warmup() -> None:
     """Compile (or load from the cache) every kernel, so later calls are instant."""
-    for cell, G in K.N_GATES.items():
-        p = Params.from_arrays(cell, np.zeros((G, 1)), np.zeros((G, 1)))
-        x = np.zeros((2, 1))
-        trace(p, x)
-        forward(p, x)
-        step(p, x, np.zeros((2, 1)), np.zeros((2, 1)) if cell == "lstm" else None)
-        batch_trace(p, x[None], np.zeros((1, 2, 1)))  # both batch kernels
+    with numba_only():
+        for cell, G in codes.N_GATES.items():
+            p = Params.from_arrays(cell, np.zeros((G, 1)), np.zeros((G, 1)))
+            x = np.zeros((2, 1))
+            trace(p, x)
+            forward(p, x)
+            step(p, x, np.zeros((2, 1)), np.zeros((2, 1)) if cell == "lstm" else None)
+            batch_trace(p, x[None], np.zeros((1, 2, 1)))  # both batch kernels
 
 
 def _batch(params: Params, x: Any) -> np.ndarray:
@@ -263,7 +265,7 @@ def batch_record(params: Params, x: Any) -> BatchRecord:
     d, G = params.hidden_size, params.n_gates
     rec = BatchRecord(params, x, np.empty((B, T, d)), np.zeros((B, T, d)),
                       np.zeros((B, T, G, d)), np.zeros((B, T, d)))  # fmt: skip
-    K.batch_forward_kernel(
+    kernels().batch_forward_kernel(
         *_codes(params), params.weight_ih, params.weight_hh, params.bias_ih, params.bias_hh,
         x, rec.h, rec.c, rec.gates, rec.aux,
     )  # fmt: skip
@@ -304,7 +306,7 @@ def batch_backward(record: BatchRecord, grad_out: Any) -> dict[str, Any]:
         "grad_bias_ih": np.empty(gd),
         "grad_bias_hh": np.empty(gd),
     }
-    K.batch_backward_kernel(
+    kernels().batch_backward_kernel(
         *_codes(params), params.weight_ih, params.weight_hh, x, g_out, record.h, record.c,
         record.gates, record.aux, out["grad_h"], out["grad_c"], out["grad_weight_ih"],
         out["grad_weight_hh"], out["grad_bias_ih"], out["grad_bias_hh"],

@@ -7,15 +7,20 @@ import math
 import numpy as np
 from numba import njit
 
-# Integer codes keep the jitted code free of strings (one compiled specialisation for all cells).
-RNN, LSTM, GRU = 0, 1, 2
-TANH, RELU, LINEAR = 0, 1, 2
-TEXTBOOK, PYTORCH = 0, 1
-
-CELL_CODES = {"rnn": RNN, "lstm": LSTM, "gru": GRU}
-NONLINEARITY_CODES = {"tanh": TANH, "relu": RELU, "linear": LINEAR}
-VARIANT_CODES = {"textbook": TEXTBOOK, "pytorch": PYTORCH}
-N_GATES = {"rnn": 1, "lstm": 4, "gru": 3}
+from seqviz.core.codes import (  # noqa: F401  (re-exported: the codes' old home)
+    CELL_CODES,
+    GRU,
+    LINEAR,
+    LSTM,
+    N_GATES,
+    NONLINEARITY_CODES,
+    PYTORCH,
+    RELU,
+    RNN,
+    TANH,
+    TEXTBOOK,
+    VARIANT_CODES,
+)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from seqviz.core._io import atomic_savez, read_npz
-from seqviz.core.kernels import N_GATES, NONLINEARITY_CODES, VARIANT_CODES
+from seqviz.core.codes import N_GATES, NONLINEARITY_CODES, VARIANT_CODES
 
 if TYPE_CHECKING:
     from seqviz.core.stack_params import StackParams

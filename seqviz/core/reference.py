@@ -26,15 +26,22 @@ def reference_trace(
 
 def _run(p, x, h0, c0, grad_hT, grad_out):
     T, d = x.shape[0], p.hidden_size
-    Wih, Whh, bih, bhh = p.weight_ih, p.weight_hh, p.bias_ih, p.bias_hh
     h0 = np.zeros(d) if h0 is None else np.asarray(h0, float)
     c0 = np.zeros(d) if c0 is None else np.asarray(c0, float)
     if grad_hT is None and grad_out is None:
         grad_hT = np.ones(d) / np.sqrt(d)
     grad_hT = np.zeros(d) if grad_hT is None else grad_hT
     grad_out = np.zeros((T, d)) if grad_out is None else grad_out
+    hs, cs, gates, aux = forward_steps(p, x, h0, c0)
+    return backward_steps(p, x, hs, cs, gates, aux, grad_hT, grad_out)
 
-    # forward: keep everything the backward pass needs, per step
+
+def forward_steps(p, x, h0, c0):
+    """The forward pass alone: dicts step -> h_t, c_t (LSTM), gates_t, aux_t (GRU), with
+    h_{-1} = h0 and c_{-1} = c0 under key -1. Everything the backward pass needs."""
+    T = x.shape[0]
+    d = p.hidden_size
+    Wih, Whh, bih, bhh = p.weight_ih, p.weight_hh, p.bias_ih, p.bias_hh
     hs, cs, gates, aux = {-1: h0}, {-1: c0}, {}, {}
     for t in range(T):
         a_x = Wih @ x[t] + bih  # (Gd,)
@@ -63,8 +70,13 @@ def _run(p, x, h0, c0, grad_hT, grad_out):
             n = np.tanh(a_x[2 * d :] + Whh[2 * d :] @ (r * hp) + bhh[2 * d :])
             hs[t] = (1 - z) * hp + z * n
             gates[t], aux[t] = np.stack([r, z, n]), r * hp
+    return hs, cs, gates, aux
 
-    # backward through time
+
+def backward_steps(p, x, hs, cs, gates, aux, grad_hT, grad_out):
+    """Backpropagation through time over the steps forward_steps recorded."""
+    T, d = x.shape[0], p.hidden_size
+    Wih, Whh, bih, bhh = p.weight_ih, p.weight_hh, p.bias_ih, p.bias_hh
     dWih, dWhh = np.zeros_like(Wih), np.zeros_like(Whh)
     dbih, dbhh = np.zeros_like(bih), np.zeros_like(bhh)
     dx = np.zeros_like(x)

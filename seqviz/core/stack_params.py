@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from seqviz.core._io import atomic_savez
-from seqviz.core.kernels import N_GATES
+from seqviz.core.codes import N_GATES
 from seqviz.core.params import Params, _check_size, _infer_cell, read_state, split_prefix
 
 DIRECTIONS = ("forward", "reverse")

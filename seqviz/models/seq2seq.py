@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from seqviz.core.api import forward, step, trace
-from seqviz.core.kernels import N_GATES
+from seqviz.core.codes import N_GATES
 from seqviz.core.params import CELLS, Params
 from seqviz.models.format import file_kind, load_file, register_kind, save_model
 

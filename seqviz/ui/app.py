@@ -35,12 +35,15 @@ from textual.timer import Timer
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from seqviz.core import backend
 from seqviz.scenes import get_scene, scenes
 from seqviz.scenes.base import Scene
 from seqviz.scenes.stream import StreamControl
 from seqviz.ui.compat_textual import SafeCommandPalette, clear_styles_cache, install_input_fixes
 from seqviz.ui.export import ExportCommands, screenshot_action, trace_action
 from seqviz.ui.help import HelpScreen
+from seqviz.ui.kernel_status import KernelStatus
+from seqviz.ui.launch_probe import launch_probe
 from seqviz.ui.messages import ComputeFailed, TraceReady
 from seqviz.ui.palette import ParamCommands
 from seqviz.ui.playback import Playback, check_speed
@@ -95,7 +98,10 @@ class SeqvizApp(App[None]):
         animate: bool = True,
         autoplay: bool = False,
         speed: float = 20,
+        warm_kernels: bool = False,
     ) -> None:
+        """``warm_kernels``: do not wait for Numba; compute with the NumPy reference while the
+        kernels compile in the background (what `seqviz` does; tests leave it off)."""
         super().__init__()
         first = get_scene(scene)
         self._values: dict[str, Any] = {name: s.defaults() for name, s in scenes().items()}
@@ -119,6 +125,10 @@ class SeqvizApp(App[None]):
         self._draw_queued = False  # a live stream's newest result is about to be drawn
         self._stream: StreamControl | None = None  # steers the current scene's live compute
         self._stream_done = False
+        self._kernel_status: KernelStatus | None = None
+        if warm_kernels:
+            self._kernel_status = KernelStatus(self)
+        self._probe = launch_probe()  # `seqviz bench --ui` timing this launch, else None
 
     # --- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -128,7 +138,8 @@ class SeqvizApp(App[None]):
                 yield ParamPanel(id="controls")
                 yield Static("", id="scene-info")
             with Vertical(id="main"):
-                yield Static(COMPILING, id="notice")
+                notice = self._kernel_status.notice() if self._kernel_status else COMPILING
+                yield Static(notice, id="notice")
                 yield Vertical(id="view-slot")
         yield Static("", id="banner")
         yield Static("", id="status")
@@ -141,6 +152,24 @@ class SeqvizApp(App[None]):
         self._request_compute()
         if self._autoplay:
             self.play()
+        if self._kernel_status is not None:
+            self._kernel_timer = self.set_interval(0.25, self._poll_kernels)
+
+    def _poll_kernels(self) -> None:
+        if self._kernel_status is not None and self._kernel_status.poll():
+            self._kernel_timer.stop()  # switched, and the message has been read
+
+    def refresh_kernel_status(self) -> None:
+        """The background warm-up moved on (compiling, loading, switched): say so."""
+        if self._kernel_status is not None and not self._compiled:
+            self.query_one("#notice", Static).update(self._kernel_status.notice())
+        self._update_status()
+        if self._probe is not None:
+            self._probe.kernels(backend.phase()[0])
+
+    def on_unmount(self) -> None:
+        if self._kernel_status is not None:
+            self._kernel_status.stop()  # ends a compiling child process with the app
 
     def on_resize(self, event: events.Resize) -> None:
         self._apply_size_classes(event.size)
@@ -416,6 +445,8 @@ class SeqvizApp(App[None]):
         if not self._compiled:
             self._compiled = True
             self.query_one("#notice", Static).display = False
+            if self._kernel_status is not None:
+                self.call_after_refresh(self._kernel_status.first_paint)
         self.playback.set_frames(self.scene.frames(message.result))
         with self.batch_update():
             view.show_result(message.result)
@@ -428,6 +459,8 @@ class SeqvizApp(App[None]):
             self._focus_param_row()
         self._shown_generation = message.generation
         self._result_ready.set()
+        if self._probe is not None:
+            self.call_after_refresh(self._probe.painted, message.generation)
         if self._stream is not None:
             self._stream_done = bool(getattr(message.result, "done", True))
             if self._stream_done:
@@ -515,6 +548,7 @@ class SeqvizApp(App[None]):
             overflow=getattr(self._result, "overflow", None),
             error=self._error,
             hint=hint,
+            kernels=self._kernel_status.text() if self._kernel_status else None,
         )
         # #status is one line of fixed height and 1fr width: no layout pass needed per frame.
         status.update(text, layout=False)

@@ -29,10 +29,13 @@ def status_text(
     overflow: Any,
     error: str,
     hint: str | None,
+    kernels: Text | None = None,
 ) -> Text:
     """The status line's parts joined by bars. Plain Text, not markup: frame labels contain the
     user's typed text ("[", "]")."""
     parts: list[Text] = []
+    if kernels is not None:
+        parts.append(kernels)  # e.g. compiling in the background, NumPy reference meanwhile
     if computing:
         parts.append(Text("computing…", style="bold"))
     if frame_label is not None:
