@@ -10,6 +10,21 @@ from seqviz.ui import bench
 
 pytestmark = pytest.mark.slow  # runs the UI benchmark
 
+LAUNCH = {
+    "size": [160, 50], "usable": "first result, then + and its result", "load": 1.0,
+    "cold": {"first_frame": 1.5, "usable": 2.0, "kernels": None},
+    "warm": {k: {"median": 0.5, "max": 0.7} for k in ("first_frame", "usable", "kernels")},
+    "floor": {k: {"median": 0.3, "max": 0.4} for k in ("first_frame", "usable")},
+    "warm_runs": 1,
+}  # fmt: skip  (launches are timed in fresh processes: tests/test_bench_launch.py)
+
+
+@pytest.fixture(autouse=True)
+def _no_launches(monkeypatch):
+    from seqviz.ui import bench_launch
+
+    monkeypatch.setattr(bench_launch, "bench_launch", lambda quick: LAUNCH)
+
 
 def test_ui_bench_reports_the_slowest_scene_and_the_memory_run(capsys, monkeypatch):
     monkeypatch.setattr(bench, "SCENES", ("vanishing", "gates"))
@@ -27,6 +42,7 @@ def test_ui_bench_reports_the_slowest_scene_and_the_memory_run(capsys, monkeypat
     assert r["fps_training_paused"] > 0
     assert r["training_fps_ratio"] > 0
     assert r["seq2seq_recompute_ms_30_words"] > 0 and r["seq2seq_recompute_cpu_ms_30_words"] > 0
+    assert r["launch"] == LAUNCH
 
 
 def test_ui_bench_text_report(capsys, monkeypatch):
@@ -40,3 +56,4 @@ def test_ui_bench_text_report(capsys, monkeypatch):
     assert "parameter change -> repainted frame: median" in out
     assert "memory over 2 frames" in out
     assert "fps while training (" in out and "fps paused: " in out
+    assert "cold (empty Numba cache): first frame 1.50 s, usable 2.00 s" in out

@@ -17,9 +17,9 @@ from typing import Any
 
 from seqviz.core import backend
 
-COMPILING = "compiling kernels in the background (first launch only); NumPy reference meanwhile"
-CHECKING = "looking for compiled kernels in the cache; NumPy reference meanwhile"
-LOADING = "loading the compiled kernels; NumPy reference meanwhile"
+COMPILING = "compiling kernels in the background; NumPy reference meanwhile"
+CHECKING = "looking for compiled kernels; NumPy reference meanwhile"
+LOADING = "loading compiled kernels; NumPy reference meanwhile"
 READY = "compiled kernels ready: switched from the NumPy reference"
 FAILED = "compiling in the background failed; compiling here (the screen may stutter)"
 

@@ -200,6 +200,9 @@ def run_ui_bench(json: bool = False, quick: bool = False) -> int:
     the latency are measured as in a full run.
     """
     results = asyncio.run(_measure(QUICK_LONG_RUN_FRAMES if quick else LONG_RUN_FRAMES))
+    from seqviz.ui.bench_launch import bench_launch, format_launch
+
+    results["launch"] = bench_launch(quick=quick)  # cold and warm, in fresh processes
     if json:
         print(jsonlib.dumps(results, indent=2))
         return 0
@@ -225,4 +228,5 @@ def run_ui_bench(json: bool = False, quick: bool = False) -> int:
         f"memory over {results['long_run_frames']} frames: {results['rss_mb_before']:.1f} MB -> "
         f"{results['rss_mb_after']:.1f} MB"
     )
+    print(format_launch(results["launch"]))
     return 0

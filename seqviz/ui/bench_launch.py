@@ -1,0 +1,206 @@
+"""Launch times for `seqviz bench --ui`: cold (empty Numba cache) and warm, to a usable frame.
+
+Each launch is a fresh `python -m seqviz` in a pseudo-terminal of 160x50, timed from just before
+the process is started. The app reports through an inherited pipe (``launch_probe``) each result
+it painted. "First frame": the first scene's first result is on screen. "Usable": after that
+first frame the bench presses `+` (raise the focused parameter) and the result for the new value
+is on screen, i.e. a key was handled, recomputed and painted. "Kernels": the compiled kernels
+are in use (after the background compile on a cold cache, after loading them on a warm one).
+The floor beside them: a Textual app that imports NumPy and paints one line, launched and timed
+the same way (what no seqviz launch can beat on this machine at this moment).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import select
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from typing import Any
+
+from seqviz.ui.launch_probe import ENV
+
+SIZE = (160, 50)
+KEY = b"+"  # raises the focused parameter (the first one): a recompute and a repaint
+TIMEOUT = 900.0  # seconds; a cold compile on a loaded two-core machine took ~110 s
+
+
+class LaunchError(RuntimeError):
+    pass
+
+
+def _pty(size: tuple[int, int]) -> tuple[int, int]:
+    master, slave = os.openpty()
+    cols, rows = size
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    return master, slave
+
+
+def launch_once(cache_dir: str | None, *, wait_kernels: bool = True, floor: bool = False,
+                timeout: float = TIMEOUT) -> dict[str, float | None]:  # fmt: skip
+    """One launch: seconds from process start to the first frame, to usable, to the kernels.
+
+    cache_dir: NUMBA_CACHE_DIR for the launch (None: this environment's cache). floor: launch
+    the one-line Textual app instead of seqviz.
+    """
+    read_end, write_end = os.pipe()
+    master, slave = _pty(SIZE)
+    env = dict(os.environ, **{ENV: str(write_end)}, TERM=os.environ.get("TERM", "xterm-256color"))
+    env.pop("TEXTUAL_DRIVER", None)
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "seqviz.ui.bench_launch", "--floor-app"] if floor
+        else [sys.executable, "-m", "seqviz"], stdin=slave, stdout=slave, stderr=slave, env=env,
+        pass_fds=(write_end,), start_new_session=True, close_fds=True,
+    )  # fmt: skip
+    os.close(slave)
+    os.close(write_end)
+    times: dict[str, float | None] = {"first_frame": None, "usable": None, "kernels": None}
+    first_generation = -1
+    buffer = b""
+    try:
+        while time.perf_counter() - t0 < timeout:
+            ready, _, _ = select.select([read_end, master], [], [], 0.5)
+            if master in ready:
+                try:
+                    os.read(master, 65536)  # the screen: drained so the app never blocks
+                except OSError:
+                    pass
+            if read_end in ready:
+                chunk = os.read(read_end, 4096)
+                if not chunk:
+                    break
+                buffer += chunk
+                now = time.perf_counter() - t0
+                while b"\n" in buffer:
+                    line, buffer = buffer.split(b"\n", 1)
+                    kind, _, arg = line.decode().partition(" ")
+                    if kind == "painted" and times["first_frame"] is None:
+                        first_generation = int(arg)
+                        times["first_frame"] = now
+                        os.write(master, KEY)
+                    elif kind == "painted" and times["usable"] is None:
+                        if int(arg) > first_generation:
+                            times["usable"] = now
+                    elif kind == "kernels" and arg in ("ready", "failed"):
+                        times["kernels"] = now if arg == "ready" else None
+            waits = wait_kernels and not floor and times["kernels"] is None
+            done = times["usable"] is not None and not waits
+            if done or proc.poll() is not None:
+                break
+        if times["usable"] is None:
+            raise LaunchError(f"the app did not become usable within {timeout:.0f} s")
+    finally:
+        _quit(proc, master)
+        os.close(read_end)
+        os.close(master)
+    return times
+
+
+def _quit(proc: subprocess.Popen[bytes], master: int) -> None:
+    try:
+        os.write(master, b"q")
+        proc.wait(10)
+    except (OSError, subprocess.TimeoutExpired):
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def warm_cache() -> None:
+    """Fill this environment's Numba cache (untimed), so that warm launches are warm."""
+    subprocess.run([sys.executable, "-m", "seqviz.scenes.warm"], check=True)
+
+
+def bench_launch(quick: bool = False, warm_runs: int = 3) -> dict[str, Any]:
+    """One cold launch (a fresh, empty NUMBA_CACHE_DIR) and several warm ones."""
+    with tempfile.TemporaryDirectory(prefix="seqviz-cold-") as empty:
+        cold = launch_once(empty, wait_kernels=not quick)
+    warm_cache()
+    warm = [launch_once(None) for _ in range(1 if quick else warm_runs)]
+
+    floor = [launch_once(None, floor=True) for _ in range(len(warm))]
+
+    def summary(runs: list[dict[str, float | None]], key: str) -> dict[str, float | None]:
+        values = [v for r in runs if (v := r[key]) is not None]
+        if not values:
+            return {"median": None, "max": None}
+        return {"median": statistics.median(values), "max": max(values)}
+
+    return {
+        "size": list(SIZE),
+        "usable": "first result painted, then `+` pressed and the new result painted",
+        "cold": cold,
+        "warm": {k: summary(warm, k) for k in ("first_frame", "usable", "kernels")},
+        "floor": {k: summary(floor, k) for k in ("first_frame", "usable")},
+        "warm_runs": len(warm),
+        "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+    }
+
+
+def _s(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f} s"
+
+
+def format_launch(result: dict[str, Any]) -> str:
+    cold, warm = result["cold"], result["warm"]
+    n = result["warm_runs"]
+    lines = [
+        f"launch to the first usable frame ({result['usable']}), "
+        f"{result['size'][0]}x{result['size'][1]}, load {result['load']:.1f}:",
+        f"  cold (empty Numba cache): first frame {_s(cold['first_frame'])}, usable "
+        f"{_s(cold['usable'])}, compiled kernels in use after {_s(cold['kernels'])}",
+        f"  warm (median of {n}, max): first frame {_s(warm['first_frame']['median'])} "
+        f"({_s(warm['first_frame']['max'])}), usable {_s(warm['usable']['median'])} "
+        f"({_s(warm['usable']['max'])}), kernels loaded after {_s(warm['kernels']['median'])}",
+        f"  floor (NumPy + Textual painting one line, same harness): first frame "
+        f"{_s(result['floor']['first_frame']['median'])}, usable "
+        f"{_s(result['floor']['usable']['median'])}",
+    ]
+    return "\n".join(lines)
+
+
+def _floor_app() -> None:
+    """The floor: NumPy imported, Textual painting one line, `+` handled, `q` quits."""
+    import numpy  # noqa: F401  (every seqviz frame needs it)
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    from seqviz.ui.launch_probe import launch_probe
+
+    probe = launch_probe()
+
+    class Floor(App[None]):
+        BINDINGS = [("q", "quit", "quit"), ("plus", "plus", "plus")]
+
+        def compose(self) -> ComposeResult:
+            yield Static("one line")
+
+        def on_mount(self) -> None:
+            if probe is not None:
+                self.call_after_refresh(probe.painted, 0)
+
+        def action_plus(self) -> None:
+            self.query_one(Static).update("one line +")
+            if probe is not None:
+                self.call_after_refresh(probe.painted, 1)
+
+    Floor().run()
+
+
+if __name__ == "__main__":
+    if "--floor-app" in sys.argv:
+        _floor_app()
+    else:
+        print(format_launch(bench_launch(quick="--quick" in sys.argv)))

@@ -1,0 +1,37 @@
+"""The launch timing of `seqviz bench --ui`: a real launch in a pseudo-terminal, probe to usable."""
+
+from __future__ import annotations
+
+import pytest
+
+from seqviz.ui.bench_launch import format_launch, launch_once
+
+
+def test_the_floor_app_is_timed_to_its_first_frame_and_a_handled_key():
+    times = launch_once(None, floor=True, timeout=120)
+    assert times["first_frame"] is not None and times["usable"] is not None
+    assert 0 < times["first_frame"] <= times["usable"]
+
+
+@pytest.mark.slow
+def test_seqviz_is_timed_to_a_usable_frame_and_its_kernels(tmp_path):
+    # The environment's cache (warm in a test run that traced anything): load, not compile.
+    times = launch_once(None, timeout=600)
+    assert 0 < times["first_frame"] <= times["usable"]
+    assert times["kernels"] is not None
+    # An empty cache: usable on the reference; not waiting for the compile keeps this cheap.
+    cold = launch_once(str(tmp_path), wait_kernels=False, timeout=600)
+    assert 0 < cold["first_frame"] <= cold["usable"] and cold["kernels"] is None
+
+
+def test_the_report_names_every_number():
+    result = {
+        "size": [160, 50], "usable": "first result, then + and its result", "load": 1.0,
+        "cold": {"first_frame": 1.5, "usable": 2.0, "kernels": 30.0},
+        "warm": {k: {"median": 0.5, "max": 0.7} for k in ("first_frame", "usable", "kernels")},
+        "floor": {k: {"median": 0.3, "max": 0.4} for k in ("first_frame", "usable")},
+        "warm_runs": 3,
+    }  # fmt: skip
+    text = format_launch(result)
+    for shown in ("1.50 s", "2.00 s", "30.00 s", "0.50 s", "0.70 s", "0.30 s", "median of 3"):
+        assert shown in text
