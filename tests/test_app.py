@@ -39,6 +39,7 @@ async def test_number_keys_switch_every_scene(make_app, ready):
             await ready(app, pilot)
             assert app.scene.name == name and app.result.values == app.values
         await pilot.press("9")
+        await until(lambda: app.scene.name == scene_names()[min(8, len(scene_names()) - 1)], pilot)
         assert app.scene.name == scene_names()[min(8, len(scene_names()) - 1)]
 
 
@@ -98,6 +99,7 @@ async def test_plus_minus_brackets_change_the_focused_parameter(make_app, ready)
         await ready(app, pilot)
         assert app.values.rho == pytest.approx(1.05)
         await pilot.press("right_square_bracket", "equals_sign")
+        await until(lambda: app.values.rho == pytest.approx(1.15), pilot)
         assert app.values.rho == pytest.approx(1.15)
         await pilot.press("minus", "left_square_bracket")
         await ready(app, pilot)
@@ -153,10 +155,13 @@ async def test_speed_keys(make_app, ready):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
         await pilot.press("greater_than_sign")
+        await until(lambda: app.speed == 30, pilot, what="greater_than_sign")
         assert app.speed == 30
         await pilot.press("less_than_sign", "less_than_sign")
+        await until(lambda: app.speed == 15, pilot, what='"less_than_sign", "less_than_sign"')
         assert app.speed == 15
         await pilot.press("full_stop")
+        await until(lambda: app.speed == 20, pilot, what="full_stop")
         assert app.speed == 20
         with pytest.raises(ValueError, match="from 1 to 60"):
             app.set_speed(500)
@@ -170,10 +175,12 @@ async def test_help_screen_opens_and_closes(make_app, ready):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
         await pilot.press("question_mark")
+        await until(lambda: isinstance(app.screen, HelpScreen), pilot, what="question_mark")
         assert isinstance(app.screen, HelpScreen)
         names = list(app.screen.params_table.columns[0].cells)
         assert names == ["w", "forget_bias", "steps"]
         await pilot.press("escape")
+        await until(lambda: not isinstance(app.screen, HelpScreen), pilot, what="escape")
         assert not isinstance(app.screen, HelpScreen)
 
 

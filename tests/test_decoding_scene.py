@@ -195,6 +195,7 @@ async def test_keys_step_through_the_search(make_app, ready):
     async with app.run_test(size=(160, 50)) as pilot:
         await ready(app, pilot)
         await pilot.press("home")
+        await until(lambda: app.frame == 0, pilot, what="home")
         assert app.frame == 0
         assert [r.node.text for r in tree(app).rows] == ["<s>"]
         assert "step 0/5" in app._view.frame_label(app.frame)
@@ -203,11 +204,16 @@ async def test_keys_step_through_the_search(make_app, ready):
         assert [r.status for r in rows[1:]] == ["pending"] * 3
         assert "#1" in screen_text(app)  # the scored phase shows each candidate's rank
         await pilot.press("right")
+        await until(
+            lambda: [r.status for r in tree(app).rows[1:]] == ["kept", "kept", "pruned"], pilot
+        )
         assert [r.status for r in tree(app).rows[1:]] == ["kept", "kept", "pruned"]
         assert "kept 2, finished 0, pruned 1" in app._view.frame_label(app.frame)
         await pilot.press("left")
+        await until(lambda: app.frame == 1 and tree(app).rows[1].status == "pending", pilot)
         assert app.frame == 1 and tree(app).rows[1].status == "pending"
         await pilot.press("end")
+        await until(lambda: len(tree(app).rows) == 16, pilot, what="end")
         assert len(tree(app).rows) == 16
         assert "stopped: no live hypotheses" in app._view.frame_label(app.frame)
 
@@ -220,23 +226,31 @@ async def test_keys_move_the_selection_through_the_tree(make_app, ready):
         r = app.result
         assert tree(app).has_focus
         await pilot.press("down")
+        await until(lambda: app.values.node == 1, pilot, what="down")
         assert app.values.node == 1  # "the"
         await pilot.press("j")
+        await until(lambda: words(r, r.nodes[app.values.node]) == "the dog", pilot, what="j")
         assert words(r, r.nodes[app.values.node]) == "the dog"
         assert "after <s> the dog" in screen_text(app)
         await pilot.press("k", "down", "down")
+        await until(lambda: words(r, r.nodes[app.values.node]) == "the dog </s>", pilot)
         assert words(r, r.nodes[app.values.node]) == "the dog </s>"
         assert "nothing follows it" in screen_text(app)
         await pilot.press("p")
+        await until(lambda: words(r, r.nodes[app.values.node]) == "the dog", pilot, what="p")
         assert words(r, r.nodes[app.values.node]) == "the dog"
         await pilot.press("b")
+        await until(lambda: app.values.node == r.final.best.id, pilot, what="b")
         assert app.values.node == r.final.best.id
         await pilot.press("g")
+        await until(lambda: r.nodes[app.values.node].tokens == r.greedy.tokens, pilot, what="g")
         assert r.nodes[app.values.node].tokens == r.greedy.tokens
         await pilot.press("up", "up", "up", "up", "up", "up", "up", "up", "up", "up", "up", "up")
+        await until(lambda: app.values.node == 0, pilot)
         assert app.values.node == 0
         # Stepping back past a node's step shows its nearest existing ancestor.
         await pilot.press("b", "home")
+        await until(lambda: app._view.selected == 0 and app.values.node == r.final.best.id, pilot)
         assert app._view.selected == 0 and app.values.node == r.final.best.id
 
 
@@ -332,6 +346,7 @@ async def test_bad_model_path_shows_one_line_and_recovers(make_app, ready):
         await ready(app, pilot)
         assert not error.display
         await pilot.press("end")
+        await until(lambda: "beam w=2 a small cat </s> p=0.292" in screen_text(app), pilot)
         assert "beam w=2 a small cat </s> p=0.292" in screen_text(app)
 
 
@@ -345,6 +360,7 @@ async def test_shipped_lstm_draws_and_steps(make_app, ready):
         assert "are" in words(r, r.final.best).split()[:2]
         assert any(row.node is None for row in tree(app).rows)  # pruned candidates fold
         await pilot.press("home", "right", "right", "down")
+        await until(lambda: app.values.node != 0, pilot, what='"home", "right", "right", "down"')
         assert app.values.node != 0
 
 
