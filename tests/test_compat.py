@@ -83,6 +83,11 @@ async def test_render_screen_and_paint_now_on_a_running_app():
     app = Tiny()
     async with app.run_test(size=(30, 4)) as pilot:
         assert isinstance(app._background_screens, list)
+        # the attributes (not callables) that compat_textual reads on live objects
+        assert app._message_queue.empty() in (True, False) and app._batch_count == 0
+        compositor = app.screen._compositor
+        assert isinstance(compositor.visible_widgets, dict)
+        assert isinstance(compositor._dirty_regions, set)
         await compat_textual.paint_now(app, pilot)
         from io import StringIO
 
@@ -132,3 +137,56 @@ async def test_the_no_matches_timer_is_guarded():
         assert timer._callback.__name__ == "guarded"
         await palette.query_one("CommandList").remove()
         timer._callback()  # no list: nothing happens, nothing raises
+
+
+def test_line_bands_merge_overlapping_and_touching_regions():
+    from textual.geometry import Region
+
+    regions = [Region(0, 5, 3, 2), Region(10, 0, 1, 2), Region(4, 6, 9, 3), Region(0, 12, 2, 1)]
+    assert compat_textual._line_bands(regions) == [(0, 2), (5, 9), (12, 13)]
+
+
+async def test_a_region_screen_sends_the_same_cells_as_textuals_own():
+    """Two apps, one on Textual's compositor and one on RegionCompositor, change the same two
+    far-apart widgets; what each sends to its terminal leaves the same picture, and the region
+    compositor rendered only the widgets it had to."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    rendered: list[str] = []
+
+    class Spy(Static):
+        def render_lines(self, crop):
+            rendered.append(self.id or "")
+            return super().render_lines(crop)
+
+    class Three(App[None]):
+        region = False
+
+        def get_default_screen(self):
+            if self.region:
+                return compat_textual.RegionScreen(id="_default")
+            return super().get_default_screen()
+
+        def compose(self) -> ComposeResult:
+            yield Spy("top", id="top")
+            yield Spy("middle " * 3, id="middle")
+            yield Spy("bottom", id="bottom")
+
+    pictures = []
+    for region in (False, True):
+        app = Three()
+        app.region = region
+        async with app.run_test(size=(30, 3)) as pilot:
+            await compat_textual.paint_now(app, pilot)
+            mirror = compat_textual.ScreenMirror.of_strips(compat_textual.full_render(app), 30)
+            compat_textual.capture_updates(app, mirror.apply)
+            rendered.clear()
+            app.query_one("#top", Static).update("TOP!", layout=False)
+            app.query_one("#bottom", Static).update("BOTTOM", layout=False)
+            await compat_textual.paint_now(app, pilot)
+            pictures.append((mirror.text(), sorted(set(rendered))))
+    (textual_text, textual_rendered), (ours_text, ours_rendered) = pictures
+    assert ours_text == textual_text and "TOP!" in ours_text and "BOTTOM" in ours_text
+    assert "middle" in textual_rendered  # inside the bounding box of the two changes
+    assert ours_rendered == ["bottom", "top"]

@@ -26,34 +26,80 @@ def _no_launches(monkeypatch):
     monkeypatch.setattr(bench_launch, "bench_launch", lambda quick: LAUNCH)
 
 
-def test_ui_bench_reports_the_slowest_scene_and_the_memory_run(capsys, monkeypatch):
-    monkeypatch.setattr(bench, "SCENES", ("vanishing", "gates"))
-    monkeypatch.setattr(bench, "FRAMES", 4)
+def _tiny(monkeypatch, scenes):
+    monkeypatch.setattr(bench, "TRAINING_SECONDS", 2.0)
+    monkeypatch.setattr(bench, "SCENES", scenes)
+    monkeypatch.setattr(bench, "FRAMES", 6)
     monkeypatch.setattr(bench, "CHANGES", 3)
+    monkeypatch.setattr(bench, "OTHER_CHANGES", 2)
     monkeypatch.setattr(bench, "QUICK_LONG_RUN_FRAMES", 7)
-    assert bench.run_ui_bench(json=True, quick=True) == 0
+    monkeypatch.setattr(bench, "SWITCHES", 3)
+
+
+def test_ui_bench_reports_each_scene_as_a_ratio_of_the_repaint_ceiling(capsys, monkeypatch):
+    _tiny(monkeypatch, ("vanishing", "gates", "training"))
+    assert bench.run_ui_bench(json=True, quick=True) in (0, 1)
     r = json.loads(capsys.readouterr().out)
-    assert set(r["fps_by_scene"]) == {"vanishing", "gates"}
-    assert r["busiest_scene"] == min(r["fps_by_scene"], key=r["fps_by_scene"].get)
-    assert r["fps"] == r["fps_by_scene"][r["busiest_scene"]] > 0
-    assert 0 < r["param_to_repaint_ms_median"] <= r["param_to_repaint_ms_max"]
-    assert r["long_run_frames"] == 7 and r["rss_mb_after"] > 0
-    assert r["fps_while_training"] > 0 and r["training_updates_per_s"] > 0  # it trained meanwhile
-    assert r["fps_training_paused"] > 0
-    assert r["training_fps_ratio"] > 0
-    assert r["seq2seq_recompute_ms_30_words"] > 0 and r["seq2seq_recompute_cpu_ms_30_words"] > 0
+    assert set(r["scenes"]) == {"vanishing", "gates", "training"}
+    for name, s in r["scenes"].items():
+        assert s["fps"] > 0 and s["ceiling_fps"] > 0, name
+        assert s["ratio"] == pytest.approx(s["fps"] / s["ceiling_fps"], abs=0.01), name
+    for name in ("vanishing", "gates"):
+        latency = r["scenes"][name]["latency"]
+        assert latency["changes"] == 3 and 0 < latency["median_ms"] <= latency["max_ms"]
+    assert r["scenes"]["vanishing"]["latency"]["param"] == "rho"
+    assert "latency" not in r["scenes"]["training"]  # a live scene: no recompute to wait for
+    training = r["scenes"]["training"]
+    assert training["updates_per_s"] > 0  # it trained meanwhile
+    assert training["fps_paused"] > 0
+    ratio = training["fps"] / training["fps_paused"]
+    assert training["fps_while_training_over_paused"] == pytest.approx(ratio, rel=0.03, abs=0.01)
+    ratios = {name: s["ratio"] for name, s in r["scenes"].items()}
+    assert r["slowest"] == {"scene": min(ratios, key=ratios.get), "ratio": min(ratios.values())}
+    memory = r["memory"]
+    assert memory["frames"]["count"] == 7 and memory["frames"]["scene"] == r["slowest"]["scene"]
+    assert memory["switches"]["count"] == 3 and memory["switches"]["rss_mb_after"] > 0
+    runs = (memory["frames"], memory["switches"])
+    growth = max(m["rss_mb_after"] - m["rss_mb_before"] for m in runs)
+    assert memory["flat"] == (growth <= bench.FLAT_MB)
+    assert len(r["load_average"]) == 3
     assert r["launch"] == LAUNCH
+    s2s = r["seq2seq_recompute_30_words"]
+    assert s2s["median_ms"] > 0 and s2s["cpu_ms"] > 0
 
 
 def test_ui_bench_text_report(capsys, monkeypatch):
-    monkeypatch.setattr(bench, "SCENES", ("memory",))
-    monkeypatch.setattr(bench, "FRAMES", 3)
-    monkeypatch.setattr(bench, "CHANGES", 1)
-    monkeypatch.setattr(bench, "QUICK_LONG_RUN_FRAMES", 2)
-    assert bench.run_ui_bench(quick=True) == 0
+    _tiny(monkeypatch, ("memory",))
+    code = bench.run_ui_bench(quick=True)
     out = capsys.readouterr().out
-    assert "fps  (busiest scene: memory, 160x50)" in out
-    assert "parameter change -> repainted frame: median" in out
-    assert "memory over 2 frames" in out
-    assert "fps while training (" in out and "fps paused: " in out
+    assert "as a ratio of Textual's full-screen repaint" in out
+    assert "slowest: memory at" in out
+    line = next(line for line in out.splitlines() if line.strip().startswith("memory "))
+    assert "ms (w)" in line  # the latency of a change of w
+    assert "memory over 7 frames (memory)" in out and "over 3 scene switches" in out
+    assert ("(flat)" in out) == (code == 0)
     assert "cold (empty Numba cache): first frame 1.50 s, usable 2.00 s" in out
+
+
+def test_the_ceiling_repaints_every_cell_each_frame():
+    """The ceiling is a real full repaint: consecutive frames differ in every line."""
+    import asyncio
+
+    from textual.app import App
+
+    from seqviz.ui.compat_textual import full_render, paint_now
+
+    async def run() -> None:
+        app = App[None]()
+        async with app.run_test(size=(40, 6)) as pilot:
+            await app.push_screen(bench._ceiling_screen())
+            await paint_now(app, pilot)
+            before = [line.text for line in full_render(app)]
+            styles = [[s.style for s in line] for line in full_render(app)]
+            app.screen.children[0].advance()
+            await paint_now(app, pilot)
+            after = [[s.style for s in line] for line in full_render(app)]
+            assert all(len(text) == 40 for text in before)
+            assert all(a != b for a, b in zip(styles, after, strict=True))
+
+    asyncio.run(run())

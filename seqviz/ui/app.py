@@ -39,7 +39,12 @@ from seqviz.core import backend
 from seqviz.scenes import get_scene, scenes
 from seqviz.scenes.base import Scene
 from seqviz.scenes.stream import StreamControl
-from seqviz.ui.compat_textual import SafeCommandPalette, clear_styles_cache, install_input_fixes
+from seqviz.ui.compat_textual import (
+    RegionScreen,
+    SafeCommandPalette,
+    clear_styles_cache,
+    install_input_fixes,
+)
 from seqviz.ui.export import ExportCommands, screenshot_action, trace_action
 from seqviz.ui.help import HelpScreen
 from seqviz.ui.kernel_status import KernelStatus
@@ -131,6 +136,9 @@ class SeqvizApp(App[None]):
         self._probe = launch_probe()  # `seqviz bench --ui` timing this launch, else None
 
     # --- layout --------------------------------------------------------------------------------
+    def get_default_screen(self) -> RegionScreen:
+        return RegionScreen(id="_default")  # a frame renders only its changed lines
+
     def compose(self) -> ComposeResult:
         yield SceneBar([(n, s.title) for n, s in scenes().items()], id="scenebar")
         with Horizontal(id="body"):

@@ -1,30 +1,47 @@
-"""Headless UI benchmark (`seqviz bench --ui`): animation frame rate, parameter-to-repaint latency.
+"""Headless UI benchmark (`seqviz bench --ui`): frame rates as ratios of Textual's own repaint.
 
-Everything runs in Textual's headless test harness at 160x50, so the numbers include the real
-widget updates and the compositor's rendering of every changed line, but not a terminal's own
-drawing. A "frame" is: move the animation cursor one step, then render the screen.
+Everything runs in Textual's headless harness at 160x50. A "frame" is what the animation timer
+does in the terminal: move the cursor one step, let the widgets handle their refreshes, lay out
+and render the changed regions, and encode the update as the terminal's bytes (Textual skips
+that last step when headless; here it is done, so writing fewer cells is counted).
+
+The ceiling is Textual repainting the whole screen: one line-API widget filling 160x50 with
+coloured cells that all change every frame. It is measured in the same process, in rounds that
+alternate with each scene's frames, so each scene's ratio compares two rates taken under the
+same load of a shared machine. The report is a dict of sections (``scenes``, ``memory``, ...);
+a new measurement adds a section and a line to ``format_report``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json as jsonlib
 import os
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
-from seqviz.scenes import scenes
-from seqviz.ui.compat_textual import paint_now
+from seqviz.scenes import get_scene
+from seqviz.scenes import scenes as registered_scenes
+from seqviz.ui.compat_textual import capture_updates, paint_now
 
 SIZE = (160, 50)
-# every registered scene; a streaming one (training) is measured while it trains, below
-SCENES = tuple(name for name, scene in scenes().items() if scene.stream is None)
-FRAMES = 120
-CHANGES = 21
+SCENES = tuple(registered_scenes())  # every registered scene; a live one is timed as it trains
+LIVE = frozenset(name for name, scene in registered_scenes().items() if scene.stream is not None)
+FRAMES = 120  # per scene (cycling through its frames), and as many ceiling frames beside them
+ROUNDS = 3  # ceiling and scene frames alternate in this many rounds
+CHANGES = 21  # parameter changes per scene for the latency
+LATENCY_TARGETS = ("vanishing", "gates")  # the issue's latency targets; others get fewer changes
+OTHER_CHANGES = 5
 LONG_RUN_FRAMES = 3000
-TRAINING_SECONDS = 10.0  # at most, for each of the two training-scene measurements
 QUICK_LONG_RUN_FRAMES = 300
+SWITCHES = 30
+TRAINING_SECONDS = 10.0  # at most, for each of the two live-scene measurements
+FLAT_MB = 10.0  # growth allowed before memory counts as not flat (RSS noise, allocator pools)
+TARGET_RATIO = 0.9
+CEILING_RUN = 8  # cells per coloured run in the ceiling's lines
 
 
 def _rss_mb() -> float:
@@ -37,109 +54,242 @@ def _rss_mb() -> float:
         return 0.0
 
 
-async def _paint(app: Any, pilot: Any) -> None:
-    """Lay out and render the changed regions now, without Pilot.pause's idle sleeps."""
-    await paint_now(app, pilot)
+def _ceiling_screen() -> Any:
+    """A screen holding only the repaint ceiling: a line-API widget of coloured half-blocks."""
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.screen import Screen
+    from textual.strip import Strip
+    from textual.widget import Widget
+
+    palette = [
+        Style(color=f"rgb({(37 * i) % 256},{(91 * i) % 256},{(53 * i) % 256})",
+              bgcolor=f"rgb({(17 * i) % 256},{(71 * i) % 256},{(29 * i) % 256})")
+        for i in range(64)
+    ]  # fmt: skip
+
+    class RepaintCeiling(Widget):
+        DEFAULT_CSS = "RepaintCeiling { width: 1fr; height: 1fr; }"
+        shift = 0
+
+        def advance(self) -> None:
+            self.shift += 1
+            self.refresh()  # the whole widget: every line, every cell changes colour
+
+        def render_line(self, y: int) -> Strip:
+            width, shift = self.size.width, self.shift
+            runs = -(-width // CEILING_RUN)
+            cells = "▀" * CEILING_RUN
+            segments = [Segment(cells, palette[(x + y + shift) % 64]) for x in range(runs)]
+            return Strip(segments).crop(0, width)
+
+    class CeilingScreen(Screen[None]):
+        def compose(self) -> Any:
+            yield RepaintCeiling()
+
+    return CeilingScreen()
 
 
-async def _frame_rate(app: Any, pilot: Any, scene: str) -> float:
+class _Frames:
+    """Paints frames and encodes each update into terminal bytes, counting both."""
+
+    def __init__(self, app: Any, pilot: Any) -> None:
+        from io import StringIO
+
+        from rich.console import Console
+
+        self.app, self.pilot = app, pilot
+        self.bytes = 0
+        width, height = SIZE
+        # what a real terminal's driver encodes with (the headless console has 16 colours)
+        console = Console(file=StringIO(), width=width, height=height, color_system="truecolor",
+                          force_terminal=True, legacy_windows=False)  # fmt: skip
+        self.console = console
+
+        def sink(update: Any) -> None:
+            self.bytes += len(update.render_segments(console))
+
+        capture_updates(app, sink)
+
+    async def paint(self) -> None:
+        await paint_now(self.app, self.pilot)
+
+
+async def _timed(frames: _Frames, step: Callable[[int], None], count: int, start: int) -> float:
+    """Seconds for ``count`` frames, each ``step(i)`` then a paint."""
+    began = time.perf_counter()
+    for i in range(start, start + count):
+        step(i)
+        await frames.paint()
+    return time.perf_counter() - began
+
+
+async def _ceiling_round(frames: _Frames, count: int) -> float:
+    app = frames.app
+    await app.push_screen(_ceiling_screen())
+    await frames.paint()
+    widget = app.screen.children[0]
+    elapsed = await _timed(frames, lambda i: widget.advance(), count, 0)
+    await app.pop_screen()
+    await frames.paint()
+    return elapsed
+
+
+async def _scene_frames(frames: _Frames, scene: str) -> dict[str, Any]:
+    """The scene's frame rate beside the ceiling's, alternating in ROUNDS rounds."""
+    app = frames.app
+    if scene in LIVE:
+        return await _live_frames(frames, scene)
     app.set_scene(scene)
     await app.until_ready()
-    await pilot.pause()
-    n = app.n_frames
+    await frames.paint()
+    n = max(1, app.n_frames)
     app.seek(0)
-    await _paint(app, pilot)
-    count = min(FRAMES, n)
-    start = time.perf_counter()
-    for frame in range(1, count + 1):
-        app.seek(frame)
-        await _paint(app, pilot)
-    elapsed = time.perf_counter() - start
-    return count / elapsed if elapsed > 0 else float("inf")
+    await frames.paint()
+    per_round = max(1, FRAMES // ROUNDS)
+    scene_s = ceiling_s = 0.0
+    for r in range(ROUNDS):
+        ceiling_s += await _ceiling_round(frames, per_round)
+        app.seek((r * per_round) % (n + 1))
+        await frames.paint()
+        scene_s += await _timed(frames, lambda i: app.seek(i % (n + 1)), per_round,
+                                r * per_round + 1)  # fmt: skip
+    count = per_round * ROUNDS
+    return _rates(count / scene_s, count / ceiling_s)
 
 
-async def _param_latency(app: Any, pilot: Any) -> list[float]:
-    """Milliseconds from set_param to the new result painted, for alternating rho values."""
-    app.set_scene("vanishing")
-    await app.until_ready()
-    await pilot.pause()
-    times = []
-    for i in range(CHANGES):
-        rho = 1.05 if i % 2 == 0 else 1.0
-        await pilot.pause()
-        start = time.perf_counter()
-        app.set_param("rho", rho)
-        await app.until_ready()
-        await _paint(app, pilot)
-        times.append((time.perf_counter() - start) * 1000)
-    return times
+def _rates(fps: float, ceiling: float) -> dict[str, Any]:
+    return {"fps": round(fps, 1), "ceiling_fps": round(ceiling, 1),
+            "ratio": round(fps / ceiling, 2)}  # fmt: skip
 
 
-async def _redraw_rate(app: Any, pilot: Any, seconds: float) -> tuple[int, float]:
-    """Frames of the Training scene drawn in about ``seconds``, each the newest result drawn
-    from scratch: the plots' picture caches are emptied first, so that a frame costs what a new
+async def _redraw_rate(frames: _Frames, seconds: float) -> tuple[int, float]:
+    """Frames of a live scene drawn in about ``seconds``, each the newest result drawn from
+    scratch: the plots' picture caches are emptied first, so that a frame costs what a new
     result costs (never a cache hit), whether or not a new one came in. Meanwhile the app's own
     drawing of arriving results is held back (private flags), so the frames are all counted."""
     from seqviz.ui.widgets.plots import SafePlot
 
+    app = frames.app
     view = app._view
     plots = list(view.query(SafePlot))
-    frames = 0
+    count = 0
     app._rebuilding = True  # the app keeps arriving results pending instead of drawing them
     try:
         start = time.perf_counter()
-        while frames < FRAMES and time.perf_counter() - start < seconds:
+        while count < FRAMES and time.perf_counter() - start < seconds:
             for plot in plots:
                 plot._pictures.clear()
             newest = app._pending.result if app._pending is not None else app.result
             view.show_result(newest)
-            await _paint(app, pilot)
-            frames += 1
+            await frames.paint()
+            count += 1
         elapsed = time.perf_counter() - start
     finally:
         app._rebuilding = False
         app._show_pending()
-    return frames, elapsed
+    return count, elapsed
 
 
-async def _training_frame_rate(app: Any, pilot: Any) -> tuple[float, float, float]:
-    """Frames per second of the Training scene while it trains, the updates per second made
-    meanwhile, and the frames per second of the same redraws with the training paused (what
-    the training itself costs the UI is the ratio of the two)."""
-    app.set_scene("training", {"steps": 20000})
+async def _live_frames(frames: _Frames, scene: str) -> dict[str, Any]:
+    """A live scene (Training): its frames while it trains, beside the ceiling measured under
+    the same load; the updates per second made meanwhile; and the same redraws with the
+    training paused (what the training itself costs the UI is the ratio of the two)."""
+    app = frames.app
+    long_run = {"steps": 20000} if "steps" in get_scene(scene).param_names else None
+    app.set_scene(scene, long_run)
     while getattr(app.result, "step", 0) < 1:
-        await pilot.pause(0.02)
+        await asyncio.sleep(0.02)
     start_step = app.result.step
     start = time.perf_counter()
-    frames, elapsed = await _redraw_rate(app, pilot, TRAINING_SECONDS)
+    ceiling_s = await _ceiling_round(frames, FRAMES)
+    count, elapsed = await _redraw_rate(frames, TRAINING_SECONDS)
     while app.result.step == start_step and time.perf_counter() - start < 2 * TRAINING_SECONDS:
-        await pilot.pause(0.02)  # until a chunk of updates is in: a fast machine's short window
+        await asyncio.sleep(0.02)  # until a chunk of updates is in: a fast machine's short window
     updates = (app.result.step - start_step) / (time.perf_counter() - start)
     app.pause()
     await app.until_stream_idle()
-    paused_frames, paused_elapsed = await _redraw_rate(app, pilot, TRAINING_SECONDS)
+    paused_count, paused_elapsed = await _redraw_rate(frames, TRAINING_SECONDS)
     app.set_scene("vanishing")  # stops the training
     await app.until_ready()
-    return frames / elapsed, updates, paused_frames / paused_elapsed
+    fps, paused = count / elapsed, paused_count / paused_elapsed
+    result = _rates(fps, FRAMES / ceiling_s)
+    result.update(updates_per_s=round(updates, 1), fps_paused=round(paused, 1),
+                  fps_while_training_over_paused=round(fps / paused, 2))  # fmt: skip
+    return result
 
 
-async def _long_run(app: Any, pilot: Any, scene: str, frames: int) -> tuple[float, float]:
-    """RSS (MB) before and after ``frames`` animation frames (looping over the scene)."""
+def _latency_param(scene: Any, values: Any) -> Any:
+    """The parameter a latency run changes: the scene's first active number that recomputes."""
+    inactive = scene.inactive_params(values)
+    numbers = [s for s in scene.specs if s.kind in ("float", "int") and s.recompute]
+    active = [s for s in numbers if s.name not in inactive]
+    return (active or numbers or [None])[0]
+
+
+async def _latency(frames: _Frames, scene_name: str, changes: int) -> dict[str, Any] | None:
+    """Milliseconds from a parameter change to the new result painted, nudging one parameter
+    up and down in turn (each value differs from the one on screen)."""
+    app = frames.app
+    app.set_scene(scene_name)
+    await app.until_ready()
+    await frames.paint()
+    spec = _latency_param(app.scene, app.values)
+    if spec is None:
+        return None
+    base = getattr(app.values, spec.name)
+    up = spec.nudge(base, 1)
+    other = up if up != base else spec.nudge(base, -1)
+    times = []
+    for i in range(changes):
+        await frames.paint()
+        start = time.perf_counter()
+        app.set_param(spec.name, other if i % 2 == 0 else base)
+        await app.until_ready()
+        await frames.paint()
+        times.append((time.perf_counter() - start) * 1000)
+    app.set_param(spec.name, base)
+    await app.until_ready()
+    return {"param": spec.name, "changes": changes, "median_ms": round(statistics.median(times), 1),
+            "max_ms": round(max(times), 1)}  # fmt: skip
+
+
+async def _long_run(frames: _Frames, scene: str, count: int) -> dict[str, Any]:
+    """RSS (MB) before and after ``count`` animation frames (looping over the scene)."""
+    app = frames.app
     app.set_scene(scene)
     await app.until_ready()
-    await pilot.pause()
     n = max(1, app.n_frames)
     for frame in range(200):  # warm caches first: only growth after that counts
         app.seek(frame % (n + 1))
-        await _paint(app, pilot)
+        await frames.paint()
     before = _rss_mb()
-    for frame in range(frames):
+    for frame in range(count):
         app.seek(frame % (n + 1))
-        await _paint(app, pilot)
+        await frames.paint()
         if frame % 100 == 0:
             await asyncio.sleep(0)  # let queued messages run, as in a live app
-    await pilot.pause()
-    return before, _rss_mb()
+    await frames.paint()
+    return {"scene": scene, "count": count, "rss_mb_before": round(before, 1),
+            "rss_mb_after": round(_rss_mb(), 1)}  # fmt: skip
+
+
+async def _switches(frames: _Frames, count: int) -> dict[str, Any]:
+    """RSS (MB) before and after ``count`` scene switches (each drawn), after one warm cycle."""
+    app = frames.app
+    names = [s for s in SCENES if s not in LIVE] or ["vanishing"]
+    for name in names:  # every view built once: imports and caches are not growth
+        app.set_scene(name)
+        await app.until_ready()
+        await frames.paint()
+    gc.collect()
+    before = _rss_mb()
+    for i in range(count):
+        app.set_scene(names[i % len(names)] if len(names) > 1 else ("memory", "vanishing")[i % 2])
+        await app.until_ready()
+        await frames.paint()
+    gc.collect()
+    return {"count": count, "rss_mb_before": round(before, 1), "rss_mb_after": round(_rss_mb(), 1)}
 
 
 def seq2seq_recompute_ms(repeats: int = 21) -> tuple[float, float]:
@@ -165,68 +315,100 @@ async def _measure(long_run_frames: int) -> dict[str, Any]:
     from seqviz.ui.app import SeqvizApp
 
     app = SeqvizApp(animate=False)
-    results: dict[str, Any] = {"size": list(SIZE)}
+    results: dict[str, Any] = {"size": list(SIZE), "load_average": _load()}
     async with app.run_test(size=SIZE) as pilot:
         await app.until_ready()
-        fps = {scene: await _frame_rate(app, pilot, scene) for scene in SCENES}
-        busiest = min(fps, key=lambda name: fps[name])
-        training_fps, training_updates, paused_fps = await _training_frame_rate(app, pilot)
-        latency = await _param_latency(app, pilot)
-        before, after = await _long_run(app, pilot, busiest, long_run_frames)
+        frames = _Frames(app, pilot)
+        scenes: dict[str, Any] = {}
+        for name in SCENES:
+            scenes[name] = await _scene_frames(frames, name)
+        for name in SCENES:
+            if name in LIVE:
+                continue  # its parameters steer the running worker: no result to wait for
+            changes = CHANGES if name in LATENCY_TARGETS else min(CHANGES, OTHER_CHANGES)
+            latency = await _latency(frames, name, changes)
+            if latency is not None:
+                scenes[name]["latency"] = latency
+        slowest = min(scenes, key=lambda name: scenes[name]["ratio"])
+        long_run = await _long_run(frames, slowest, long_run_frames)
+        switches = await _switches(frames, SWITCHES)
+    growth = max(long_run["rss_mb_after"] - long_run["rss_mb_before"],
+                 switches["rss_mb_after"] - switches["rss_mb_before"])  # fmt: skip
     results.update(
-        fps_by_scene={k: round(v, 1) for k, v in fps.items()},
-        busiest_scene=busiest,
-        fps=round(fps[busiest], 1),
-        fps_while_training=round(training_fps, 1),
-        fps_training_paused=round(paused_fps, 1),
-        training_fps_ratio=round(training_fps / paused_fps, 2),
-        training_updates_per_s=round(training_updates, 1),
-        param_to_repaint_ms_median=round(statistics.median(latency), 1),
-        param_to_repaint_ms_max=round(max(latency), 1),
-        long_run_frames=long_run_frames,
-        rss_mb_before=round(before, 1),
-        rss_mb_after=round(after, 1),
+        ceiling="one line-API widget repainting all 160x50 cells in runs of "
+        f"{CEILING_RUN} colours, every cell changing each frame",
+        scenes=scenes,
+        slowest={"scene": slowest, "ratio": scenes[slowest]["ratio"]},
+        target_ratio=TARGET_RATIO,
+        memory={"frames": long_run, "switches": switches, "flat": growth <= FLAT_MB},
+        load_average_after=_load(),
     )
     wall, cpu = seq2seq_recompute_ms()
-    results.update(seq2seq_recompute_ms_30_words=round(wall, 1),
-                   seq2seq_recompute_cpu_ms_30_words=round(cpu, 1))  # fmt: skip
+    results["seq2seq_recompute_30_words"] = {"median_ms": round(wall, 1),
+                                             "cpu_ms": round(cpu, 1)}  # fmt: skip
     return results
 
 
-def run_ui_bench(json: bool = False, quick: bool = False) -> int:
-    """Run the UI benchmark and print it; returns the process exit code.
+def _load() -> list[float]:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []
 
-    ``quick`` shortens only the memory check (QUICK_LONG_RUN_FRAMES frames); the frame rates and
-    the latency are measured as in a full run.
+
+def format_report(results: dict[str, Any]) -> str:
+    """The text report: one line per scene, then the other sections present."""
+    width, height = results["size"]
+    lines = [
+        f"frame rates at {width}x{height}, as a ratio of Textual's full-screen repaint measured "
+        f"beside each scene (target >= {results['target_ratio']}; load "
+        f"{' '.join(map(str, results['load_average']))})",
+        f"  {'scene':<10} {'fps':>7} {'ceiling':>8} {'ratio':>6}   change -> repaint (median/max)",
+    ]
+    for name, r in results["scenes"].items():
+        latency = r.get("latency")
+        change = (
+            f"{latency['median_ms']:6.1f} / {latency['max_ms']:6.1f} ms ({latency['param']})"
+            if latency
+            else (f"redraws while training ({r['updates_per_s']:.0f} updates/s), "
+                  f"{r['fps_paused']:.1f} fps paused" if "updates_per_s" in r else "")
+        )  # fmt: skip
+        mark = "" if r["ratio"] >= results["target_ratio"] else " <"
+        rates = f"{r['fps']:7.1f} {r['ceiling_fps']:8.1f} {r['ratio']:6.2f}"
+        lines.append(f"  {name:<10} {rates}{mark:2} {change}")
+    slowest = results["slowest"]
+    lines.append(f"slowest: {slowest['scene']} at {slowest['ratio']:.2f} of the ceiling")
+    memory = results.get("memory")
+    if memory:
+        f, s = memory["frames"], memory["switches"]
+        lines.append(
+            f"memory over {f['count']} frames ({f['scene']}): {f['rss_mb_before']:.1f} -> "
+            f"{f['rss_mb_after']:.1f} MB; over {s['count']} scene switches: "
+            f"{s['rss_mb_before']:.1f} -> {s['rss_mb_after']:.1f} MB "
+            f"({'flat' if memory['flat'] else 'NOT flat'})"
+        )
+    if "launch" in results:
+        from seqviz.ui.bench_launch import format_launch
+
+        lines.append(format_launch(results["launch"]))
+    s2s = results.get("seq2seq_recompute_30_words")
+    if s2s:
+        lines.append(
+            f"seq2seq scene, 30-word source, full recompute: median {s2s['median_ms']:.1f} ms "
+            f"({s2s['cpu_ms']:.1f} ms of CPU)"
+        )
+    return "\n".join(lines)
+
+
+def run_ui_bench(json: bool = False, quick: bool = False) -> int:
+    """Run the UI benchmark and print it; returns the process exit code (1 if memory grew).
+
+    ``quick`` shortens the memory check (QUICK_LONG_RUN_FRAMES frames) and the launch timing
+    (seqviz.ui.bench_launch); the frame rates and the latency are measured as in a full run.
     """
     results = asyncio.run(_measure(QUICK_LONG_RUN_FRAMES if quick else LONG_RUN_FRAMES))
-    from seqviz.ui.bench_launch import bench_launch, format_launch
+    from seqviz.ui.bench_launch import bench_launch
 
     results["launch"] = bench_launch(quick=quick)  # cold and warm, in fresh processes
-    if json:
-        print(jsonlib.dumps(results, indent=2))
-        return 0
-    print(f"{results['fps']:.0f} fps  (busiest scene: {results['busiest_scene']}, 160x50)")
-    for scene, fps in results["fps_by_scene"].items():
-        print(f"  {scene:<10} {fps:7.1f} fps")
-    print(
-        f"  {'training':<10} {results['fps_while_training']:7.1f} fps while training "
-        f"({results['training_updates_per_s']:.0f} updates/s in the training process), "
-        f"{results['fps_training_paused']:.1f} fps paused: "
-        f"{results['training_fps_ratio']:.2f} of it"
-    )
-    print(
-        f"parameter change -> repainted frame: median {results['param_to_repaint_ms_median']:.1f}"
-        f" ms, max {results['param_to_repaint_ms_max']:.1f} ms"
-    )
-    print(
-        "seq2seq scene, 30-word source, full recompute: median "
-        f"{results['seq2seq_recompute_ms_30_words']:.1f} ms "
-        f"({results['seq2seq_recompute_cpu_ms_30_words']:.1f} ms of CPU)"
-    )
-    print(
-        f"memory over {results['long_run_frames']} frames: {results['rss_mb_before']:.1f} MB -> "
-        f"{results['rss_mb_after']:.1f} MB"
-    )
-    print(format_launch(results["launch"]))
-    return 0
+    print(jsonlib.dumps(results, indent=2) if json else format_report(results))
+    return 0 if results["memory"]["flat"] else 1

@@ -6,12 +6,17 @@ and degrades to doing nothing when the internal is gone; the compat test then fa
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import functools
 from typing import Any
 
+from rich.cells import cell_len
 from textual import events
+from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate, LayoutUpdate
 from textual.command import CommandList, CommandPalette
+from textual.geometry import Region
+from textual.screen import Screen
 
 
 def clear_styles_cache() -> bool:
@@ -41,11 +46,124 @@ def render_screen(app: Any) -> Any:
     )
 
 
-async def paint_now(app: Any, pilot: Any) -> None:
+async def settle(app: Any, rounds: int = 200) -> None:
+    """Wait until the app, its screen and every widget on it have handled their queued messages
+    (the refreshes a frame caused reach the screen as messages).
+
+    Like Pilot's wait for the screen, but it only waits on the message pumps that have something
+    queued: a live app does not visit its idle widgets each frame, so a frame measured with this
+    costs what it costs in the terminal, whatever the number of widgets on the screen.
+    """
+    for _ in range(rounds):
+        screen = app.screen
+        busy = [n for n in (app, screen, *screen.walk_children()) if not n._message_queue.empty()]
+        if not busy:
+            return
+        await _handled(busy)
+
+
+async def _handled(nodes: list[Any]) -> None:
+    """Return once each node has handled what was queued on it when this was called."""
+    done = asyncio.Event()
+    left = 0
+
+    def one_done() -> None:
+        nonlocal left
+        left -= 1
+        if left == 0:
+            done.set()
+
+    for node in nodes:
+        if node.call_later(one_done):
+            left += 1
+    if left:
+        await done.wait()
+
+
+async def paint_now(app: Any, pilot: Any | None = None) -> None:
     """Let every widget process its refresh messages, then lay out and render the changed
     regions now (what the screen's update timer does), without Pilot.pause's idle sleeps."""
-    await pilot._wait_for_screen()
+    await settle(app)
     app.screen._on_timer_update()
+
+
+def capture_updates(app: Any, sink: Any) -> None:
+    """Hand each screen update the compositor makes to ``sink(update)``, in place of the
+    terminal. A headless app (tests, the benchmark) renders its updates but Textual then drops
+    them without encoding; the benchmark encodes them as a terminal's driver would, and the
+    partial-repaint test replays them onto a grid of cells (ScreenMirror)."""
+
+    def display(screen: Any, renderable: Any) -> None:
+        if isinstance(renderable, CompositorUpdate) and not app._batch_count:
+            sink(renderable)
+
+    app._display = display
+
+
+class ScreenMirror:
+    """What a terminal shows after replaying the app's updates: one (character, style) per cell.
+
+    A full update (``LayoutUpdate``) replaces lines; a partial one (``ChopsUpdate``) writes only
+    its spans, exactly as ``ChopsUpdate.render_segments`` sends them. So a cell a frame forgot to
+    repaint keeps its old content here, as it would on the screen.
+    """
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.cells: list[list[tuple[str, Any]]] = [[(" ", None)] * width for _ in range(height)]
+
+    def _write(self, x: int, y: int, strip: Any, stop: int | None = None) -> None:
+        row = self.cells[y]
+        stop = self.width if stop is None else min(stop, self.width)
+        for segment in strip:
+            if segment.control:
+                continue
+            style = segment.style
+            for ch in segment.text:
+                if x >= stop:
+                    return
+                width = cell_len(ch)
+                row[x] = (ch, style)
+                for extra in range(1, width):
+                    if x + extra < stop:
+                        row[x + extra] = ("", style)
+                x += width
+
+    def apply(self, update: Any) -> None:
+        if isinstance(update, LayoutUpdate):
+            for y, line in enumerate(update.strips, update.region.y):
+                x = update.region.x
+                for strip in line:
+                    self._write(x, y, strip)
+                    x += strip.cell_length
+            return
+        if not isinstance(update, ChopsUpdate):
+            raise TypeError(f"unexpected screen update {type(update).__name__}")
+        for y, x1, x2 in update.spans:
+            for end, (x, chop) in zip(update.chop_ends[y], update.chops[y].items(), strict=False):
+                if chop is None or x > x2 or end <= x1:
+                    continue
+                stop = min(end, x2)
+                if x < x1:  # the span starts inside this chop: skip its first cells
+                    chop = chop.crop(x1 - x, stop - x)
+                    x = x1
+                self._write(x, y, chop, stop)
+
+    @staticmethod
+    def of_strips(strips: list[Any], width: int) -> ScreenMirror:
+        """A mirror holding ``strips`` (e.g. a from-scratch render of the whole screen)."""
+        mirror = ScreenMirror(width, len(strips))
+        for y, strip in enumerate(strips):
+            mirror._write(0, y, strip)
+        return mirror
+
+    def text(self) -> str:
+        return "\n".join("".join(ch for ch, _ in row) for row in self.cells)
+
+
+def full_render(app: Any) -> list[Any]:
+    """Every line of the screen rendered from scratch (the compositor's full render)."""
+    return list(app.screen._compositor.render_strips())
 
 
 class SafeCommandPalette(CommandPalette):
@@ -98,10 +216,17 @@ INTERNALS = (
     ("textual.command.CommandPalette", "_watch__show_busy"),
     ("textual.command.CommandPalette", "_start_no_matches_countdown"),
     ("textual.screen.Screen", "_on_timer_update"),
-    ("textual.pilot.Pilot", "_wait_for_screen"),
+    ("textual.app.App", "_display"),
+    ("textual._compositor.Compositor", "render_partial_update"),
+    ("textual._compositor.Compositor", "_get_renders"),
+    ("textual._compositor.Compositor", "render_strips"),
     ("textual._compositor.Compositor", "render_update"),
     ("textual.app.App", "_background_screens"),
 )
+
+# attributes of live objects (not callables), checked on a running app in tests/test_compat.py:
+# MessagePump._message_queue, App._batch_count, Screen._compositor, Compositor.visible_widgets,
+# Compositor._dirty_regions, ChopsUpdate.chops/spans/chop_ends, LayoutUpdate.strips/region.
 
 
 # --- input that ended the app (issue 10); Textual bugs, worked around here -------------------
@@ -151,3 +276,62 @@ INPUT_INTERNALS = (
     ("textual.drivers.linux_driver", "getincrementaldecoder"),
     ("textual.drivers.web_driver", "getincrementaldecoder"),
 )
+
+
+# --- frames that repaint only what changed (issue 16) ------------------------------------------
+def _line_bands(regions: list[Any]) -> list[tuple[int, int]]:
+    """The dirty regions' line ranges, merged: sorted disjoint (first, stop) pairs."""
+    bands: list[tuple[int, int]] = []
+    for y0, y1 in sorted((r.y, r.bottom) for r in regions):
+        if bands and y0 <= bands[-1][1]:
+            bands[-1] = (bands[-1][0], max(bands[-1][1], y1))
+        else:
+            bands.append((y0, y1))
+    return bands
+
+
+class RegionCompositor(Compositor):
+    """Textual's compositor, but a partial update renders only the widgets that a changed region
+    touches, and only their changed lines.
+
+    Textual renders every widget overlapping the *bounding box* of all changed regions: a frame
+    that changes one heatmap column at the top and the status line at the bottom rendered every
+    widget on the screen (34 in the vanishing scene), their cached lines included. What reaches
+    the terminal is the same (only the changed spans are sent); this skips the work of rendering
+    lines that no span shows. Lines are narrowed, columns are not: a widget's cut points must
+    stay where the compositor computed them.
+    """
+
+    _update_regions: list[Any] | None = None
+
+    def render_partial_update(self) -> Any:
+        self._update_regions = list(self._dirty_regions)
+        try:
+            return super().render_partial_update()
+        finally:
+            self._update_regions = None
+
+    def _get_renders(self, crop: Any = None) -> Any:
+        regions = self._update_regions
+        if not regions or crop is None:
+            yield from super()._get_renders(crop)
+            return
+        bands = _line_bands(regions)
+        for widget, (region, clip) in self.visible_widgets.items():
+            shown = region.intersection(clip)  # clip is the container's: the widget may be less
+            if not any(shown.overlaps(r) for r in regions):
+                continue
+            near = [(y0, y1) for y0, y1 in bands if y0 < shown.bottom and y1 > shown.y]
+            band = Region(shown.x, near[0][0], shown.width, near[-1][1] - near[0][0])
+            x, y, width, height = shown.intersection(band)
+            if width and height:
+                crop_region = Region(x - region.x, y - region.y, width, height)
+                yield region, clip.intersection(band), widget.render_lines(crop_region)
+
+
+class RegionScreen(Screen):
+    """A screen whose partial updates render only the changed lines (RegionCompositor)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._compositor = RegionCompositor()

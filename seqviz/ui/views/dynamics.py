@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -100,6 +99,7 @@ class DynamicsView(SceneView):
             yield Panel(
                 "fixed points",
                 "q = |F(h) - h|^2 / 2; |λ| > 1: an unstable direction.",
+                Readout(id="dyn-now"),  # changes each frame: its few lines repaint alone
                 Readout(id="dyn-points"),
                 short="q and top |λ|",
                 id="dyn-points-panel",
@@ -150,7 +150,8 @@ class DynamicsView(SceneView):
         self.query_one(PhasePortrait).set_picture(
             pic.bounds, pic.flow, pic.trajectory, pic.points, pic.kinds, pic.directions, labels
         )  # type: ignore[arg-type]
-        self.query_one("#dyn-points", Readout).set_builder(self._points_readout)
+        self.query_one("#dyn-now", Readout).set_builder(self._now_readout)
+        self.query_one("#dyn-points", Readout).set_builder(self._points_table)
 
     def show_frame(self, frame: int) -> None:
         super().show_frame(frame)
@@ -163,7 +164,7 @@ class DynamicsView(SceneView):
             return
         self.query_one(PhasePortrait).set_upto(frame)
         if self.live is None:
-            self.query_one("#dyn-points", Readout).rebuild()
+            self.query_one("#dyn-now", Readout).rebuild()
 
     def frame_label(self, frame: int) -> str:
         r = self.result
@@ -207,10 +208,11 @@ class DynamicsView(SceneView):
         gap = np.full((1, 2), np.nan)
         paths = np.vstack([row for t in self._trails for row in (t, gap)])
         self.query_one(PhasePortrait).set_live(paths, trail[-1])
-        self.query_one("#dyn-points", Readout).rebuild()
+        self.query_one("#dyn-now", Readout).rebuild()
 
     # --- readouts --------------------------------------------------------------------------
-    def _points_readout(self, width: int) -> Any:
+    def _now_readout(self, width: int) -> Any:
+        """How many fixed points of each kind, and where the state is now."""
         r = self.result
         if not isinstance(r, PhaseResult):
             return Text("")
@@ -231,6 +233,14 @@ class DynamicsView(SceneView):
             if i >= 0:
                 p = fixed.points[i]
                 head.append(f"\nnearest: #{i + 1} {p.kind} ({dist:.1e} away)")
+        return head
+
+    def _points_table(self, width: int) -> Any:
+        """One row per fixed point (drawn once per result and width)."""
+        r = self.result
+        if not isinstance(r, PhaseResult):
+            return Text("")
+        fixed = r.fixed
         narrow = width < 38  # then: short kinds, and the state column only as signs
         table = Table(
             box=None,
@@ -257,7 +267,7 @@ class DynamicsView(SceneView):
                 else " ".join(f"{v:+.2f}" for v in state)
             )
             table.add_row(str(i + 1), kind, sci(p.q), f"{abs(p.top_eigenvalue):.2f}", shown)
-        return Group(head, table)
+        return table
 
     @staticmethod
     def _output(r: PhaseResult, h: np.ndarray) -> np.ndarray:

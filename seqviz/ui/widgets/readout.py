@@ -7,7 +7,7 @@ from collections.abc import Callable
 from rich.console import RenderableType
 from rich.segment import Segment
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -47,14 +47,23 @@ class Readout(Widget):
         self.rebuild()
 
     def rebuild(self) -> None:
-        """The builder's output changed (new numbers): draw it again."""
-        height = len(self._strips) if self._strips is not None else None
+        """The builder's output changed (new numbers): draw it again. Only the lines that differ
+        are repainted; the screen is laid out again only if the number of lines changed."""
+        old, old_width = self._strips, self._strips_width
         self._strips = None
         width = self.size.width if self.is_mounted else 0
-        if width <= 0 or height is None:
+        if width <= 0 or old is None:
             self.refresh(layout=True)
             return
-        self.refresh(layout=len(self._lines(width)) != height)
+        new = self._lines(width)
+        if len(new) != len(old) or width != old_width:
+            self.refresh(layout=len(new) != len(old))
+            return
+        changed = [
+            Region(0, y, width, 1) for y, (a, b) in enumerate(zip(old, new, strict=True)) if a != b
+        ]
+        if changed:
+            self.refresh(*changed)
 
     def _lines(self, width: int) -> list[Strip]:
         if self._strips is not None and self._strips_width == width:
