@@ -31,7 +31,6 @@ def _tiny(monkeypatch, scenes):
     monkeypatch.setattr(bench, "SCENES", scenes)
     monkeypatch.setattr(bench, "FRAMES", 6)
     monkeypatch.setattr(bench, "CHANGES", 3)
-    monkeypatch.setattr(bench, "OTHER_CHANGES", 2)
     monkeypatch.setattr(bench, "QUICK_LONG_RUN_FRAMES", 7)
     monkeypatch.setattr(bench, "SWITCHES", 3)
 
@@ -43,7 +42,7 @@ def test_ui_bench_reports_each_scene_as_a_ratio_of_the_repaint_ceiling(capsys, m
     assert set(r["scenes"]) == {"vanishing", "gates", "training"}
     for name, s in r["scenes"].items():
         assert s["fps"] > 0 and s["ceiling_fps"] > 0, name
-        assert s["ratio"] == pytest.approx(s["fps"] / s["ceiling_fps"], abs=0.01), name
+        assert s["ratio"] == pytest.approx(s["fps"] / s["ceiling_fps"], rel=0.03, abs=0.01), name
     for name in ("vanishing", "gates"):
         latency = r["scenes"][name]["latency"]
         assert latency["changes"] == 3 and 0 < latency["median_ms"] <= latency["max_ms"]
@@ -57,7 +56,9 @@ def test_ui_bench_reports_each_scene_as_a_ratio_of_the_repaint_ceiling(capsys, m
     ratios = {name: s["ratio"] for name, s in r["scenes"].items()}
     assert r["slowest"] == {"scene": min(ratios, key=ratios.get), "ratio": min(ratios.values())}
     memory = r["memory"]
-    assert memory["frames"]["count"] == 7 and memory["frames"]["scene"] == r["slowest"]["scene"]
+    animated = {name: ratios[name] for name in ("vanishing", "gates")}
+    assert memory["frames"]["count"] == 7  # in the slowest scene that animates frames
+    assert memory["frames"]["scene"] == min(animated, key=animated.get)
     assert memory["switches"]["count"] == 3 and memory["switches"]["rss_mb_after"] > 0
     runs = (memory["frames"], memory["switches"])
     growth = max(m["rss_mb_after"] - m["rss_mb_before"] for m in runs)

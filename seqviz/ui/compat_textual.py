@@ -46,17 +46,22 @@ def render_screen(app: Any) -> Any:
     )
 
 
-async def settle(app: Any, rounds: int = 200) -> None:
-    """Wait until the app, its screen and every widget on it have handled their queued messages
-    (the refreshes a frame caused reach the screen as messages).
+async def settle(app: Any, rounds: int = 8) -> None:
+    """Wait until the app has handled what is queued on it now, and its screen and every widget
+    on it have handled their queued messages (a frame's refreshes reach the screen as a chain
+    of messages: a widget's prompt, then the screen's update).
 
     Like Pilot's wait for the screen, but it only waits on the message pumps that have something
     queued: a live app does not visit its idle widgets each frame, so a frame measured with this
-    costs what it costs in the terminal, whatever the number of widgets on the screen.
+    costs what it costs in the terminal, whatever the number of widgets on the screen. Messages
+    that reach the app meanwhile (a worker's next result) are not waited for.
     """
+    first = True
     for _ in range(rounds):
         screen = app.screen
-        busy = [n for n in (app, screen, *screen.walk_children()) if not n._message_queue.empty()]
+        nodes = [app, screen] if first else [screen]
+        busy = [n for n in (*nodes, *screen.walk_children()) if not n._message_queue.empty()]
+        first = False
         if not busy:
             return
         await _handled(busy)
