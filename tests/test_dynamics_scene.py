@@ -149,6 +149,7 @@ def test_ui_bench_measures_the_dynamics_scene(capsys, monkeypatch):
     monkeypatch.setattr(bench, "FRAMES", 3)
     monkeypatch.setattr(bench, "CHANGES", 1)
     monkeypatch.setattr(bench, "QUICK_LONG_RUN_FRAMES", 3)
+    monkeypatch.setattr(bench, "WARM_FRAMES", 3)
     monkeypatch.setattr(bench, "SWITCHES", 1)
     bench.run_ui_bench(json=True, quick=True)
     assert json.loads(capsys.readouterr().out)["scenes"]["dynamics"]["ratio"] > 0

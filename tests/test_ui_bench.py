@@ -32,6 +32,7 @@ def _tiny(monkeypatch, scenes):
     monkeypatch.setattr(bench, "FRAMES", 6)
     monkeypatch.setattr(bench, "CHANGES", 3)
     monkeypatch.setattr(bench, "QUICK_LONG_RUN_FRAMES", 7)
+    monkeypatch.setattr(bench, "WARM_FRAMES", 5)
     monkeypatch.setattr(bench, "SWITCHES", 3)
 
 

@@ -35,6 +35,7 @@ ROUNDS = 3  # ceiling and scene frames alternate in this many rounds
 CHANGES = 21  # parameter changes per scene for the latency
 LONG_RUN_FRAMES = 3000
 QUICK_LONG_RUN_FRAMES = 300
+WARM_FRAMES = 200  # drawn before the memory run's first reading
 SWITCHES = 30
 TRAINING_SECONDS = 10.0  # at most, for each of the two live-scene measurements
 FLAT_MB = 10.0  # growth allowed before memory counts as not flat (RSS noise, allocator pools)
@@ -259,7 +260,7 @@ async def _long_run(frames: _Frames, scene: str, count: int) -> dict[str, Any]:
     app.set_scene(scene)
     await app.until_ready()
     n = max(1, app.n_frames)
-    for frame in range(200):  # warm caches first: only growth after that counts
+    for frame in range(WARM_FRAMES):  # warm caches first: only growth after that counts
         app.seek(frame % (n + 1))
         await frames.paint()
     before = _rss_mb()
