@@ -39,10 +39,13 @@ def test_pytorch_comparison_agrees():
 
 
 @pytest.mark.slow
-async def test_template_demo_checks_out():
+async def test_template_demo_checks_out_at_every_lecture_size():
+    from seqviz.lecture.runner import SIZES
+
     demo = load_demo(DEMOS / "five_minute_tour.toml")
     assert len(demo) == 4 and {s.scene for s in demo.steps} >= {"vanishing", "decoding"}
-    assert await check_demo(demo, (160, 50)) == []
+    assert SIZES == ((100, 30), (120, 40), (160, 50))
+    assert await check_demo(demo, SIZES) == []
 
 
 def test_readme_lists_every_shipped_demo():

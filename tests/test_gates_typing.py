@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from textual import events
 
+pytestmark = pytest.mark.slow  # app sessions of several seconds each
+
 # (key, character) as a terminal's input thread delivers them
 KEYS = {" ": ("space", " "), "ctrl+u": ("ctrl+u", None)}
 

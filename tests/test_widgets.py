@@ -61,21 +61,23 @@ class _Host(App):
 async def test_heatmap_shows_only_the_revealed_columns() -> None:
     data = np.linspace(-1, 1, 4 * 10).reshape(4, 10)
     heatmap = Heatmap()
-    async with _Host(heatmap).run_test(size=(21, 4)) as pilot:
+    async with _Host(heatmap).run_test(size=(22, 4)) as pilot:
         heatmap.set_data(data, diverging(1.0))
         await pilot.pause()
         width = heatmap.size.width
+        gutter = heatmap.gutter_width
+        assert gutter == 2  # the unit label column and the cursor column
         for visible in (0, 3, 10):
             heatmap.set_visible(visible)
             await pilot.pause()
             line = heatmap.render_line(0)
             assert line.cell_length == width
-            # one gutter cell, then two cells per time step (20 cells for 10 steps)
-            assert line.text[1:].rstrip(" ") == UPPER_HALF * (2 * visible)
+            # the gutter, then two cells per time step (20 cells for 10 steps)
+            assert line.text[gutter:].rstrip(" ") == UPPER_HALF * (2 * visible)
         heatmap.set_visible(3, from_end=True)
         await pilot.pause()
         text = heatmap.render_line(0).text
-        assert text[1:] == " " * 14 + UPPER_HALF * 6
+        assert text[gutter:] == " " * 14 + UPPER_HALF * 6
 
 
 async def test_heatmap_cursor_marks_its_unit_row() -> None:
@@ -84,7 +86,7 @@ async def test_heatmap_cursor_marks_its_unit_row() -> None:
         heatmap.set_data(np.zeros((6, 5)), diverging(1.0))
         heatmap.set_cursor(3)  # three lines of two half-cells: rows 2 and 3 share line 1
         await pilot.pause()
-        marks = [heatmap.render_line(y).text[0] for y in range(3)]
+        marks = [heatmap.render_line(y).text[heatmap.gutter_width - 1] for y in range(3)]
         assert marks == [" ", "▸", " "]
 
 

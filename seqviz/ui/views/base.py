@@ -46,23 +46,36 @@ class Panel(Vertical):
 
     def __init__(self, title: str, caption: str, *children: Widget, short: str | None = None,
                  id: str | None = None, classes: str | None = None) -> None:  # fmt: skip
-        """``caption`` says what to look at; ``short`` is its one-line form for small screens."""
+        """``caption`` says what to look at; ``short`` is its one-line form for small screens
+        (default: the caption; "" leaves small screens that line for the panel's content)."""
         super().__init__(*children, id=id, classes=classes)
         self.border_title = title
         self._caption = caption
-        self._short = short or caption
+        self._short = caption if short is None else short
 
     def compose(self) -> ComposeResult:
         yield Static(self._caption, classes="caption caption-long")
-        yield Static(self._short, classes="caption caption-short")
+        short = Static(self._short, classes="caption caption-short")
+        self._hide_if_empty(short, self._short)
+        yield short
+
+    @staticmethod
+    def _hide_if_empty(widget: Static, text: str) -> None:
+        # Inline, to win over the compact rule that shows short captions; cleared otherwise so
+        # that the size rules decide again.
+        if text:
+            widget.styles.clear_rule("display")
+        else:
+            widget.styles.display = "none"
 
     def set_caption(self, text: str, short: str | None = None) -> None:
-        short = short or text
+        short = text if short is None else short
         if (text, short) == (self._caption, self._short):
             return  # an update is a layout pass of the whole screen
         self._caption, self._short = text, short
         self.query_one(".caption-long", Static).update(text)
         self.query_one(".caption-short", Static).update(short)
+        self._hide_if_empty(self.query_one(".caption-short", Static), short)
 
 
 class SceneView(Vertical):

@@ -8,7 +8,7 @@ import numpy as np
 from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Grid, Horizontal
+from textual.containers import Grid, Horizontal, Vertical
 
 from seqviz.scenes.gates import GATE_LABELS, SIGNED
 from seqviz.ui.views.base import Panel, SceneView
@@ -73,6 +73,9 @@ class GatesView(SceneView):
     GatesView #unit-panel {
         width: 3fr;
     }
+    GatesView .unit-plot-col {
+        width: 1fr;
+    }
     GatesView #gates-readout-panel {
         width: 2fr;
     }
@@ -87,6 +90,9 @@ class GatesView(SceneView):
     }
     .-compact GatesView #gates-readout-panel {
         height: auto;
+    }
+    GatesView #gates-readout-panel {
+        min-width: 44;  /* the weight-count lines unwrapped */
     }
     .-compact GatesView .gate-panel ColorLegend {
         display: none;
@@ -103,17 +109,21 @@ class GatesView(SceneView):
         with Horizontal(id="gates-bottom"):
             yield Panel(
                 "one unit over time",
-                "Each map: rows are units (the marked row is the cursor unit), columns are the "
-                "steps read (words for a word model). Below: the cursor unit's gates and states.",
-                PlotLegend(id="unit-legend"),
-                SeriesPlot(log_y=False, xlabel="step t", id="unit-plot"),
+                "Maps: units down (▸ the cursor unit), steps t across. Here the cursor unit: "
+                "gates on a 0 to 1 axis (left), candidate and states (right).",
+                Horizontal(
+                    Vertical(PlotLegend(id="unit-gates-legend"),
+                             SeriesPlot(log_y=False, id="unit-gates"), classes="unit-plot-col"),
+                    Vertical(PlotLegend(id="unit-states-legend"),
+                             SeriesPlot(log_y=False, id="unit-states"), classes="unit-plot-col"),
+                ),
                 id="unit-panel",
-            )
+            )  # fmt: skip
             yield Panel(
                 "readout",
                 "Weight counts from the lesson's formulas; the cursor unit's values now.",
                 Readout(id="gates-readout"),
-                short="weights: LSTM 4d(d+d_in), GRU 3d(d+d_in)",
+                short="",  # compact: the formulas are in the readout itself
                 id="gates-readout-panel",
             )
 
@@ -168,13 +178,20 @@ class GatesView(SceneView):
         r = self.result
         unit = self._unit()
         t = np.arange(1, r.T + 1, dtype=float)
-        series = [
-            Series(name, t, self._series(name)[:, unit], TRACE_COLORS[name]) for name in self._names
-        ]
-        plot = self.query_one("#unit-plot", SeriesPlot)
-        plot.set_series(series)
-        plot.set_upto(self.frame)
-        self.query_one("#unit-legend", PlotLegend).show_series(series)
+        series = {
+            name: Series(name, t, self._series(name)[:, unit], TRACE_COLORS[name])
+            for name in self._names
+        }
+        # Sigmoid gates share a fixed 0..1 axis; the candidate and the states a symmetric one
+        # wide enough for c, which may grow past 1. Three curves a plot stay readable.
+        gates = [series[n] for n in self._names if n not in SIGNED and n not in ("c", "h")]
+        states = [series[n] for n in self._names if n in SIGNED or n in ("c", "h")]
+        top = max([1.0] + [float(np.max(np.abs(s.y[np.isfinite(s.y)]), initial=0)) for s in states])
+        for key, shown, ylim in (("gates", gates, (0.0, 1.0)), ("states", states, (-top, top))):
+            plot = self.query_one(f"#unit-{key}", SeriesPlot)
+            plot.set_series(shown, ylim=ylim)
+            plot.set_upto(self.frame)
+            self.query_one(f"#unit-{key}-legend", PlotLegend).show_series(shown)
         clamped = self._clamped()
         self.query_one("#unit-panel", Panel).border_title = f"unit {unit} over time" + (
             f" ({clamped})" if clamped else ""
@@ -195,7 +212,8 @@ class GatesView(SceneView):
             return
         for i in range(N_PANELS):
             self.query_one(f"#map-{i}", Heatmap).set_visible(frame)
-        self.query_one("#unit-plot", SeriesPlot).set_upto(frame)
+        for key in ("gates", "states"):
+            self.query_one(f"#unit-{key}", SeriesPlot).set_upto(frame)
         self.query_one("#gates-readout", Readout).rebuild()  # the cursor unit's values now
 
     def frame_label(self, frame: int) -> str:
@@ -226,14 +244,17 @@ class GatesView(SceneView):
             source += f" ({r.vocab_size - 2} {kind} known)"
         unit = self._unit()
         t = min(self.frame, r.T) - 1
-        parts: list[Any] = []
-        if self.screen.has_class("-compact"):
-            parts.append(Text(f"{this}: {lstm.split(' = ')[-1]} vs GRU {counts['gru']:,} "
-                              f"weights ({fewer:.0%} fewer)"))  # fmt: skip
+        # The counts and their formulas at every size (a demo cites them); a compact screen
+        # folds the comparison into the GRU line and leaves out the bias count.
+        compact = self.screen.has_class("-compact")
+        parts: list[Any] = [
+            Text(f"{this}, d={d}, d_in={d_in}, {source}", style="bold"),
+            Text(lstm, style="bold" if r.cell == "lstm" else ""),
+            Text(gru, style="bold" if r.cell == "gru" else ""),
+        ]
+        if compact:
+            parts[-1].append(f"  ({fewer:.0%} fewer weights)", style="dim")
         else:
-            parts.append(Text(f"{this}, d={d}, d_in={d_in}, {source}", style="bold"))
-            parts.append(Text(lstm, style="bold" if r.cell == "lstm" else ""))
-            parts.append(Text(gru, style="bold" if r.cell == "gru" else ""))
             parts.append(Text(f"GRU: {fewer:.0%} fewer weights; with biases this cell has "
                               f"{r.n_params:,} parameters", style="dim"))  # fmt: skip
         if t >= 0:

@@ -149,6 +149,8 @@ class InsideView(SceneView):
         data = np.repeat(r.unit_traces, 2, axis=0)  # (2 * units, T): one text line per unit
         units.set_data(data, diverging(max(1.0, symmetric_limit(data))))
         units.set_labels(r.words)
+        # rows: the ranking (1 = best), one line each; columns: word positions, <s> being 0
+        units.set_axes(x=range(r.T), y=np.repeat(np.arange(1, len(r.unit_traces) + 1), 2))
         units.set_cursor(0)
         self.query_one("#units-readout", Readout).set_builder(self._units_readout)
         for name in MODELS:
@@ -159,6 +161,8 @@ class InsideView(SceneView):
             heat = self.query_one(f"#sal-{name}", Heatmap)
             heat.set_data(np.repeat(scaled, 2, axis=0), sequential(0.0, 1.0))
             heat.set_labels(r.words)
+            # rows: the output's step t (one line each); columns: the input word s it reads
+            heat.set_axes(x=range(r.T), y=np.repeat(np.arange(r.T), 2), x_name="s")
             chosen = "▸ " if name == r.model else ""
             self.query_one(f"#sal-title-{name}", Static).update(Text(chosen + LABELS[name]))
         self.query_one("#sal-readout", Readout).set_builder(self._sal_readout)

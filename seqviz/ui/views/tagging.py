@@ -13,17 +13,17 @@ from textual.containers import Horizontal
 from seqviz.scenes.tagging import explain
 from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.colormap import diverging
-from seqviz.ui.widgets.heatmap import Heatmap
+from seqviz.ui.widgets.heatmap import Heatmap, gutter_width
 from seqviz.ui.widgets.legend import ColorLegend
 from seqviz.ui.widgets.readout import Readout
 
 TYPE_STYLE = {"PER": "bold #ffb74d", "LOC": "bold #4fc3f7", "ORG": "bold #ba68c8", "O": "#9e9e9e"}
 
 
-def column_starts(n_words: int, width: int) -> list[int]:
+def column_starts(n_words: int, width: int, gutter: int = 1) -> list[int]:
     """First cell of each word under a Heatmap of this width (its gutter, then x*T//W mapping)."""
-    plot = max(1, width - 1)
-    return [1 + math.ceil(t * plot / n_words) for t in range(n_words)] + [1 + plot]
+    plot = max(1, width - gutter)
+    return [gutter + math.ceil(t * plot / n_words) for t in range(n_words)] + [gutter + plot]
 
 
 def _tag_style(tag: str) -> str:
@@ -155,7 +155,8 @@ class TaggingView(SceneView):
         r = self.result
         if r is None:
             return Text("")
-        starts = column_starts(r.T, width)
+        rows = r.concatenated(self._layer()).shape[1]  # the map above, labelled 0..rows-1
+        starts = column_starts(r.T, width, gutter_width(width, len(str(rows - 1))))
         shown = self._tags_shown(self.frame)
         wrong = {m.index for m in r.mistakes}
         rows = [Text(" "), Text(" "), Text(" "), Text(" ")]

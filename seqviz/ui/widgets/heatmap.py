@@ -1,4 +1,4 @@
-"""Heatmap drawn with Textual's line API: two data rows per line, cached styles and strips."""
+"""Heatmap drawn with Textual's line API: two data rows per line, unit and time-step ticks."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from seqviz.ui.widgets.axes import TIME_STEPS, UNIT_STEPS, axis_ticks, cell_of
 from seqviz.ui.widgets.colormap import Colormap, diverging
 from seqviz.ui.widgets.runs import RunLine
 
@@ -18,6 +19,14 @@ UPPER_HALF = "▀"
 CURSOR = "▸"
 CURSOR_SEGMENT = Segment(CURSOR, Style(color="#ffd54f", bold=True))
 BLANK_SEGMENT = Segment(" ")
+TICK_STYLE = Style(color="#9e9e9e")
+MIN_PLOT = 8  # narrower than this, the unit labels give their columns back to the map
+
+
+def gutter_width(width: int, label_width: int, axes: bool = True) -> int:
+    """Cells left of a heatmap's map: unit labels (when the map keeps MIN_PLOT columns), then the
+    cursor column. Views that align text under a heatmap's columns use it too."""
+    return 1 + label_width if axes and width - 1 - label_width >= MIN_PLOT else 1
 
 
 def _index_map(n_data: int, n_cells: int, whole: bool = False) -> np.ndarray:
@@ -32,9 +41,13 @@ def _index_map(n_data: int, n_cells: int, whole: bool = False) -> np.ndarray:
 class Heatmap(Widget):
     """A (rows x columns) array as coloured half-blocks; columns past ``visible`` stay blank.
 
-    Rows are units, columns are time steps. Each line's coloured runs are built once per data or
-    size change (``RunLine``); a frame only cuts the revealed columns out of them, so animating
-    costs a bisect and a handful of segments per line.
+    Rows are units, columns are time steps. The left gutter labels units (a label names one of the
+    units its line shows) and marks the cursor unit (its line names that unit); the last line
+    labels time steps, each number starting at the column of its step. Both give way on small
+    screens: the unit labels when the map would be narrower than MIN_PLOT, the step line when the
+    map would have fewer than three lines (four under a line of words). Each line's coloured
+    runs are built once per data or size change (``RunLine``); a frame only cuts the revealed
+    columns out of them, so animating costs a bisect and a handful of segments per line.
     """
 
     DEFAULT_CSS = """
@@ -45,8 +58,17 @@ class Heatmap(Widget):
     }
     """
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(self, *, axes: bool = True, id: str | None = None,
+                 classes: str | None = None) -> None:  # fmt: skip
         super().__init__(id=id, classes=classes)
+        self.axes = axes
+        self._x_values: np.ndarray | None = None  # (cols,) what each column is called; None: 1..T
+        self._y_values: np.ndarray | None = None  # (rows,) what each row is called; None: 0..d-1
+        self._x_name = "t"
+        self._gutter_width = 1
+        self._y_labels: dict[int, str] = {}  # line -> unit label
+        self._x_ticks: list[tuple[int, int]] = []  # (cell in the map, value)
+        self._tick_line_now = False
         self._bins: np.ndarray | None = None  # (rows, cols) int16 colour bins
         self._cmap: Colormap = diverging()
         self._visible = 0
@@ -94,6 +116,16 @@ class Heatmap(Widget):
             self._labels = labels
             self._invalidate()
 
+    def set_axes(self, x: Sequence[int] | np.ndarray | None = None,
+                 y: Sequence[int] | np.ndarray | None = None,
+                 x_name: str = "t") -> None:  # fmt: skip
+        """What the columns and rows are called (default: time steps 1..T and units 0..d-1),
+        e.g. word positions, or the unit numbers of a ranking; ``x_name`` heads the step line."""
+        self._x_values = None if x is None else np.asarray(x, dtype=np.int64)
+        self._y_values = None if y is None else np.asarray(y, dtype=np.int64)
+        self._x_name = x_name
+        self._invalidate()
+
     def set_cursor(self, row: int | None) -> None:
         """Mark one data row (a unit) in the left gutter."""
         if row != self._cursor:
@@ -114,26 +146,64 @@ class Heatmap(Widget):
         self._invalidate()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        rows = self.shape[0]
-        return max(1, (rows + 1) // 2)
+        lines = max(1, (self.shape[0] + 1) // 2)
+        words = bool(self._labels) and lines >= 2
+        return lines + int(words) + int(self.axes and lines >= 3)
 
-    def _label_line(self, width: int, height: int) -> bool:
-        cols = self.shape[1]
-        return bool(self._labels) and 0 < cols <= width - 1 and height > 2
+    def _axis_values(self) -> tuple[np.ndarray, np.ndarray]:
+        """(x values per column, y values per row) for the current data."""
+        rows, cols = self.shape
+        x, y = self._x_values, self._y_values
+        x = x if x is not None and len(x) == cols else np.arange(1, cols + 1)
+        y = y if y is not None and len(y) == rows else np.arange(rows)
+        return x, y
 
     def _layout(self) -> None:
         width, height = self._paint_size
-        self._label_line_now = self._label_line(width, height)
-        height -= int(self._label_line_now)
         rows, cols = self.shape
-        key = (width, height, rows, cols)  # height excludes the label line
+        key = (width, height, rows, cols)
         if key == self._layout_key:
             return
         self._layout_key = key
-        plot_width = max(0, width - 1)  # one gutter column for the cursor
-        self._row_map = _index_map(rows, 2 * height, whole=True)
+        x_values, y_values = self._axis_values()
+        label_width = max((len(str(int(v))) for v in y_values), default=0)
+        self._gutter_width = gutter_width(width, label_width, self.axes and rows > 0)
+        units = self._gutter_width > 1
+        plot_width = max(0, width - self._gutter_width)
+        self._label_line_now = bool(self._labels) and 0 < cols <= plot_width and height > 2
+        # Words or characters under the columns already tell them apart: with those, the step
+        # line waits for a map of four lines; without, three.
+        room = height - self._label_line_now - 1  # map lines left under a step line
+        self._tick_line_now = self.axes and cols > 0 and room >= 3 + self._label_line_now
+        map_height = height - self._label_line_now - self._tick_line_now
+        self._row_map = _index_map(rows, 2 * map_height, whole=True)
         self._col_map = _index_map(cols, plot_width, whole=bool(self._labels))
+        self._y_labels = {}
+        if units:
+            tops = self._row_map[0::2]  # a line shows the units from its top half to the next's
+            for line, value in axis_ticks(tops, y_values, gap=2, steps=UNIT_STEPS):
+                self._y_labels[line] = str(value).rjust(label_width)
+        self._x_ticks = []
+        if self._tick_line_now:
+            gap = max(len(str(int(v))) for v in x_values) + 1
+            self._x_ticks = axis_ticks(self._col_map, x_values, gap=gap, steps=TIME_STEPS,
+                                       along=True, limit=plot_width)  # fmt: skip
         self._lines.clear()
+
+    @property
+    def x_ticks(self) -> list[tuple[int, int]]:
+        """(column within the map, value) of each step label, as last drawn."""
+        return list(self._x_ticks)
+
+    @property
+    def y_ticks(self) -> dict[int, str]:
+        """Line -> unit label, as last drawn."""
+        return dict(self._y_labels)
+
+    @property
+    def gutter_width(self) -> int:
+        """Cells left of the map's first column (unit labels and the cursor), as last drawn."""
+        return self._gutter_width
 
     def _style_of(self, key: tuple[int, int]) -> Style:
         """The style of a cell whose top and bottom halves have colour bins ``key`` (-1: none)."""
@@ -168,12 +238,32 @@ class Heatmap(Widget):
         self._lines[y] = runs
         return runs
 
-    def _gutter(self, y: int) -> Segment:
+    def _gutter(self, y: int) -> list[Segment]:
+        segments = []
+        if self._gutter_width > 1:
+            label = self._y_labels.get(y, "")
+            segments.append(Segment(label.rjust(self._gutter_width - 1), TICK_STYLE))
         if self._cursor is not None and len(self._row_map):
-            rows_here = self._row_map[2 * y : 2 * y + 2]
-            if self._cursor in rows_here.tolist():
-                return CURSOR_SEGMENT
-        return BLANK_SEGMENT
+            # the line whose units span the cursor's (on a squeezed map it may show another)
+            if cell_of(self._row_map[0::2], self._cursor) == y:
+                names = self._axis_values()[1]
+                if segments and 0 <= self._cursor < len(names):
+                    # the cursor's line names the cursor unit, in the cursor's colour
+                    name = str(int(names[self._cursor]))
+                    label = name.rjust(self._gutter_width - 1)[-(self._gutter_width - 1) :]
+                    segments = [Segment(label, CURSOR_SEGMENT.style)]
+                return [*segments, CURSOR_SEGMENT]
+        return [*segments, BLANK_SEGMENT]
+
+    def _ticks_strip(self) -> Strip:
+        """The step line: each number starts under the column of the step it names."""
+        plot_width = max(0, self._paint_size.width - self._gutter_width)
+        chars = [" "] * plot_width
+        for cell, value in self._x_ticks:
+            for j, ch in enumerate(str(value)):
+                chars[cell + j] = ch
+        name = self._x_name[: self._gutter_width - 1].rjust(self._gutter_width - 1) + " "
+        return Strip([Segment(name + "".join(chars), TICK_STYLE)])
 
     def _labels_strip(self) -> Strip:
         cols = self._col_map
@@ -191,7 +281,7 @@ class Heatmap(Widget):
             for j, ch in enumerate(label[:room]):
                 chars[x + j] = ch
             last = index
-        return Strip([Segment(" "), Segment("".join(chars), Style(color="#9e9e9e"))])
+        return Strip([Segment(" " * self._gutter_width), Segment("".join(chars), TICK_STYLE)])
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # Size and layout once per paint, not per line (``size`` walks the DOM).
@@ -201,7 +291,9 @@ class Heatmap(Widget):
 
     def render_line(self, y: int) -> Strip:
         width, height = self._paint_size
-        if self._label_line_now and y == height - 1:
+        if self._tick_line_now and y == height - 1:
+            return self._ticks_strip().extend_cell_length(width)
+        if self._label_line_now and y == height - 1 - self._tick_line_now:
             return self._labels_strip().extend_cell_length(width)
         n = len(self._col_map)
         runs = self._runs(y)
@@ -212,15 +304,15 @@ class Heatmap(Widget):
         if self._from_end:
             first = self.shape[1] - self._visible
             start = int(np.searchsorted(cols, first, side="left")) if n else 0
-            segments = [self._gutter(y)]
+            segments = self._gutter(y)
             if start:
                 segments.append(Segment(" " * start))
             segments += runs.cells(start, n)
-            used = 1 + n
+            used = self._gutter_width + n
         else:
             shown = min(n, int(np.searchsorted(cols, self._visible, side="left")) if n else 0)
-            segments = [self._gutter(y), *runs.cells(0, shown)]
-            used = 1 + shown
+            segments = [*self._gutter(y), *runs.cells(0, shown)]
+            used = self._gutter_width + shown
         if used < width:
             segments.append(Segment(" " * (width - used)))
         return Strip(segments, max(width, used))
