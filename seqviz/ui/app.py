@@ -25,7 +25,7 @@ from typing import Any
 
 from rich.text import Text
 from textual import events, on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, ScreenStackError
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.command import CommandPalette
@@ -460,7 +460,11 @@ class SeqvizApp(App[None]):
             view.show_result(message.result)
             view.show_values(self.values)
             view.show_frame(self.frame)
-        if self.focused is not None and not self.focused.focusable:
+        try:
+            focused = self.focused
+        except ScreenStackError:  # no screen: the app is closing while results still arrive
+            focused = None
+        if focused is not None and not focused.focusable:
             # The result hid the focused widget (the dynamics chaos map hides the phase
             # portrait): hand the keys to the parameter now, not whenever Textual's Hide
             # event blurs it (that race left the focus on nothing or on the parameter).

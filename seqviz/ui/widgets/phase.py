@@ -10,6 +10,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
+from seqviz.ui.widgets.cells import Cell, CellCanvas
 from seqviz.ui.widgets.colormap import Colormap
 
 ARROWS = "→↗↑↖←↙↓↘"
@@ -28,11 +29,13 @@ STYLES = {
 MARKS = {"stable": "●", "saddle": "○", "unstable": "◎"}
 
 
-class PhasePortrait(Widget, can_focus=True):
+class PhasePortrait(CellCanvas, can_focus=True):
     """A 2-D picture in plane coordinates: arrows of the flow, the run up to a frame, a live
     trail, fixed points (stable filled, saddles hollow with their unstable direction).
 
-    Focusable, so the view's pulse keys reach it (tab moves on to the parameters)."""
+    Focusable, so the view's pulse keys reach it (tab moves on to the parameters). The flow,
+    the runs' cells and the fixed points are placed once per picture and size; a frame adds the
+    run's dots up to the frame and moves the marker, and only the cells that changed repaint."""
 
     DEFAULT_CSS = """
     PhasePortrait {
@@ -54,6 +57,11 @@ class PhasePortrait(Widget, can_focus=True):
         self._trail = np.zeros((0, 2))
         self._now: np.ndarray | None = None
         self._labels = ("x", "y")
+        self._base: list[list[Cell]] = []  # (h, w) the flow, per picture and size
+        self._base_size: tuple[int, int] | None = None
+        self._run_cells: list[list[tuple[int, int, int]]] = []  # per run: (row, col, step)
+        self._overlay: list[tuple[int, int, Cell]] = []  # directions, then fixed points
+        self._trail_cells: list[tuple[int, int, int]] | None = None
 
     def set_picture(
         self,
@@ -73,18 +81,21 @@ class PhasePortrait(Widget, can_focus=True):
         self._upto = self._runs.shape[1]
         self._trail = np.zeros((0, 2))
         self._now = None
-        self.refresh()
+        self._base_size = None
+        self._trail_cells = None
+        self.redraw()
 
     def set_upto(self, count: int) -> None:
         """Draw the run's first `count` states (the state `count - 1` marked as now)."""
         if count != self._upto:
             self._upto = count
-            self.refresh()
+            self.redraw()
 
     def set_live(self, trail: np.ndarray, now: np.ndarray | None) -> None:
         """A live trail (n, 2) after key pulses, ending in the current state `now`."""
         self._trail, self._now = np.asarray(trail).reshape(-1, 2), now
-        self.refresh()
+        self._trail_cells = None
+        self.redraw()
 
     # --- drawing ---------------------------------------------------------------------------
     def _cell(self, p: np.ndarray, w: int, h: int) -> tuple[int, int] | None:
@@ -95,73 +106,85 @@ class PhasePortrait(Widget, can_focus=True):
         r = int(round((y1 - p[1]) / (y1 - y0) * (h - 1)))
         return (r, c) if 0 <= r < h and 0 <= c < w else None
 
-    def _path(
-        self,
-        grid: list[list[tuple[str, str]]],
-        pts: np.ndarray,
-        char: str,
-        style: str,
-        w: int,
-        h: int,
-    ) -> None:
+    def _path_cells(self, pts: np.ndarray, w: int, h: int) -> list[tuple[int, int, int]]:
+        """The cells of a path, in order: (row, col, index of the point drawn with it); the
+        gap of a jump is filled so the path stays connected (a non-finite point breaks it)."""
+        out: list[tuple[int, int, int]] = []
         prev: tuple[int, int] | None = None
-        for p in pts:
+        for i, p in enumerate(pts):
             cell = self._cell(p, w, h)
             if cell is None:
                 prev = None
                 continue
-            if prev is not None:  # fill the gap of a jump so the path stays connected
+            if prev is not None:
                 n = max(abs(cell[0] - prev[0]), abs(cell[1] - prev[1]))
                 for k in range(1, n):
                     r = prev[0] + round((cell[0] - prev[0]) * k / n)
                     c = prev[1] + round((cell[1] - prev[1]) * k / n)
-                    grid[r][c] = (char, style)
-            grid[cell[0]][cell[1]] = (char, style)
+                    out.append((r, c, i))
+            out.append((cell[0], cell[1], i))
             prev = cell
+        return out
 
-    def render(self) -> Text:
-        w, h = self.size.width, self.size.height - 1  # the last line holds the axis labels
-        if w < 4 or h < 2:
-            return Text("")
+    def _place(self, w: int, h: int) -> None:
+        """What stays put for this picture and size: the flow, the runs' cells, the fixed
+        points with their unstable directions."""
         grid: list[list[tuple[str, str]]] = [[(" ", "flow")] * w for _ in range(h)]
         self._draw_flow(grid, w, h)
-        for run in self._runs:
-            self._path(grid, run[: self._upto], "·", "run", w, h)
-        self._path(grid, self._trail, "•", "live", w, h)
+        self._base = [[(char, STYLES[name]) for char, name in row] for row in grid]
+        self._run_cells = [self._path_cells(run, w, h) for run in self._runs]
         x0, x1, y0, y1 = self._bounds
         reach = 0.07 * max(x1 - x0, y1 - y0)
+        overlay: list[tuple[int, int, Cell]] = []
         for p, kind, d in zip(self._points, self._kinds, self._dirs, strict=False):
             if kind != "stable" and np.any(d):
                 seg = p + np.outer(np.linspace(-reach, reach, 2 * w), d)
                 for q in seg:
                     cell = self._cell(q, w, h)
                     if cell is not None:
-                        grid[cell[0]][cell[1]] = ("∙", "direction")
+                        overlay.append((cell[0], cell[1], ("∙", STYLES["direction"])))
         for p, kind in zip(self._points, self._kinds, strict=False):
             cell = self._cell(p, w, h)
             if cell is not None:
-                grid[cell[0]][cell[1]] = (MARKS.get(kind, "?"), kind)
+                overlay.append((cell[0], cell[1], (MARKS.get(kind, "?"), STYLES[kind])))
+        self._overlay = overlay
+        self._trail_cells = None
+        self._base_size = (w, h)
+
+    def cells(self, width: int, height: int) -> list[list[Cell]]:
+        w, h = width, height - 1  # the last line holds the axis labels
+        if w < 4 or h < 2:
+            return []
+        if self._base_size != (w, h):
+            self._place(w, h)
+        grid = [row[:] for row in self._base]
+        upto, run_cell = self._upto, ("·", STYLES["run"])
+        for cells in self._run_cells:
+            for r, c, i in cells:
+                if i >= upto:
+                    break
+                grid[r][c] = run_cell
+        if self._trail_cells is None:
+            self._trail_cells = self._path_cells(self._trail, w, h)
+        live = ("•", STYLES["live"])
+        for r, c, _ in self._trail_cells:
+            grid[r][c] = live
+        for r, c, cell in self._overlay:
+            grid[r][c] = cell
         now = self._now
         if now is None and len(self._runs) and 0 < self._upto <= self._runs.shape[1]:
             now = self._runs[0, self._upto - 1]
         if now is not None:
-            cell = self._cell(now, w, h)
-            if cell is not None:
-                grid[cell[0]][cell[1]] = ("◆", "live" if self._now is not None else "now")
-        text = Text(no_wrap=True, overflow="crop")
-        for row in grid:
-            run_char, run_style = "", row[0][1]
-            for char, style in row:
-                if style != run_style:
-                    text.append(run_char, STYLES[run_style])
-                    run_char, run_style = "", style
-                run_char += char
-            text.append(run_char + "\n", STYLES[run_style])
+            at = self._cell(now, w, h)
+            if at is not None:
+                grid[at[0]][at[1]] = ("◆", STYLES["live" if self._now is not None else "now"])
+        x0, x1, y0, y1 = self._bounds
         label = (
             f"{x0:.2g} … {self._labels[0]} → … {x1:.2g}   ↑ {self._labels[1]} {y0:.2g} … {y1:.2g}"
         )
-        text.append(label[:w], STYLES["axis"])
-        return text
+        axis = STYLES["axis"]
+        grid.append([(char, axis) for char in label[:w]])
+        return grid
 
     def _draw_flow(self, grid: list[list[tuple[str, str]]], w: int, h: int) -> None:
         flow = self._flow
