@@ -103,10 +103,36 @@ class Heatmap(Widget):
     def set_visible(self, columns: int, *, from_end: bool = False) -> None:
         """Show the first ``columns`` data columns (the last ones if ``from_end``); cheap."""
         columns = max(0, int(columns))
-        if (columns, from_end) != (self._visible, self._from_end):
-            self._visible = columns
-            self._from_end = from_end
+        if (columns, from_end) == (self._visible, self._from_end):
+            return
+        before = self._shown_edge()
+        self._visible = columns
+        self._from_end = from_end
+        after = self._shown_edge()
+        if before is None or after is None or before[1] != after[1]:
             self.refresh()
+            return
+        # Only the map's cells between the old and the new edge change (not the gutter, the
+        # step numbers or the labels): an animation frame repaints those columns alone.
+        lo, hi = sorted((before[0], after[0]))
+        if hi > lo:
+            self.refresh(Region(self._gutter_width + lo, 0, hi - lo, self._paint_size.height))
+
+    def _shown_edge(self) -> tuple[int, bool] | None:
+        """The map cell where the shown columns end (from the end: start), in the last paint's
+        layout, and whether from the end; None before the first paint or after a resize."""
+        if self._layout_key is None or self._paint_size != self.size:
+            return None
+        return self._edge(), self._from_end
+
+    def _edge(self) -> int:
+        """The map cell where the shown columns end (from the end: where they start)."""
+        cols, n = self._col_map, len(self._col_map)
+        if not n:
+            return 0
+        if self._from_end:
+            return int(np.searchsorted(cols, self.shape[1] - self._visible, side="left"))
+        return min(n, int(np.searchsorted(cols, self._visible, side="left")))
 
     def set_labels(self, labels: str | Sequence[str]) -> None:
         """One label per data column (the input's characters, or its words), drawn under the map
@@ -300,17 +326,15 @@ class Heatmap(Widget):
         if not runs.length:
             return Strip.blank(width)
         # Columns whose time step is not reached yet stay blank.
-        cols = self._col_map
         if self._from_end:
-            first = self.shape[1] - self._visible
-            start = int(np.searchsorted(cols, first, side="left")) if n else 0
+            start = self._edge()
             segments = self._gutter(y)
             if start:
                 segments.append(Segment(" " * start))
             segments += runs.cells(start, n)
             used = self._gutter_width + n
         else:
-            shown = min(n, int(np.searchsorted(cols, self._visible, side="left")) if n else 0)
+            shown = self._edge()
             segments = [*self._gutter(y), *runs.cells(0, shown)]
             used = self._gutter_width + shown
         if used < width:

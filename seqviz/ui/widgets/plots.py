@@ -13,7 +13,7 @@ import numpy as np
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
@@ -189,6 +189,9 @@ class SeriesPlot(SafePlot):
         self._ylim: tuple[float, float] | None = None
         self._xlim: tuple[float, float] = (0.0, 1.0)
         self._series_key: Hashable = ()
+        self._cut_canvas: tuple[int, int] | None = None  # the last cut frame's plot area
+        self._cut_size = Size(0, 0)
+        self._paint_height = 0
 
     def set_series(self, series: Sequence[Series], *, xlim: tuple[float, float] | None = None,
                    ylim: tuple[float, float] | None = None) -> None:  # fmt: skip
@@ -204,13 +207,32 @@ class SeriesPlot(SafePlot):
             (s.label, s.color, s.marker, _array_key(s.x), _array_key(s.y)) for s in self._series
         )
         self._upto = None
+        self._cut_canvas = None
         self.refresh()
 
     def set_upto(self, count: int | None) -> None:
         """Draw only the first ``count`` points of each curve (None: all)."""
-        if count != self._upto:
-            self._upto = count
+        if count == self._upto:
+            return
+        before = self._cut()
+        self._upto = count
+        after = self._cut()
+        if before is None or after is None:
             self.refresh()
+            return
+        # Only the columns between the old and the new cut change (the new segment of each
+        # curve); one more on each side for a point drawn on the cut's own column.
+        lo, hi = sorted((before, after))
+        self.refresh(Region(max(0, lo - 1), 0, hi - lo + 2, self._paint_height))
+
+    def _cut(self) -> int | None:
+        """The column where this frame is cut between the full and the empty picture, at the
+        last paint's size; None when the whole picture shows, or before the first paint."""
+        n = max((len(s.x) for s in self._series), default=0)
+        upto, canvas = self._upto, self._cut_canvas
+        if upto is None or upto >= n or canvas is None or self.size != self._cut_size:
+            return None
+        return self._reveal_column(canvas, upto)
 
     def _auto_ylim(self) -> tuple[float, float] | None:
         ys = [np.asarray(s.y, dtype=float) for s in self._series]
@@ -240,8 +262,10 @@ class SeriesPlot(SafePlot):
             return super()._lines(width, height)
         full = self._picture(None, width, height)
         empty = self._picture(0, width, height)
+        self._cut_canvas, self._cut_size, self._paint_height = None, Size(width, height), height
         if not full.canvas[1] or len(full.lines) != len(empty.lines):  # a message, not a plot
             return self._strips(self._picture(upto, width, height), width)
+        self._cut_canvas = full.canvas
         cut = self._reveal_column(full.canvas, upto)
         return [
             Strip(joined(f.cells(0, cut), e.cells(cut, width)))
