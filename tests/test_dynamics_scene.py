@@ -153,9 +153,6 @@ def test_ui_bench_measures_the_dynamics_scene(capsys, monkeypatch):
     monkeypatch.setattr(bench, "CHANGES", 1)
     monkeypatch.setattr(bench, "QUICK_LONG_RUN_FRAMES", 3)
     monkeypatch.setattr(bench, "WARM_FRAMES", 3)
-    from seqviz.ui import bench_launch
-
-    monkeypatch.setattr(bench_launch, "bench_launch", lambda quick: {})  # no fresh processes here
     monkeypatch.setattr(bench, "SWITCHES", 1)
     bench.run_ui_bench(json=True, quick=True)
     assert json.loads(capsys.readouterr().out)["scenes"]["dynamics"]["ratio"] > 0
