@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
+import re
+import shlex
+import sys
+
+import pytest
 
 import pytest
 
@@ -111,3 +117,62 @@ async def test_a_spike_is_drawn_and_named_in_the_status(make_app):
         status = str(app.query_one("#status").render())
         assert f"RNN loss spike at update {spike}" in status
         assert "x spike or nan" in screen_text(app)  # the marker's legend in the loss panel
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (read from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, stack = [], [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads processes from /proc")
+async def test_trains_under_seqviz_serve_and_leaves_no_process():
+    """As `seqviz serve` runs it (textual-serve: the web driver, output on a pipe): the scene
+    trains and draws its updates, and stopping the session leaves no process behind."""
+    from textual_serve.app_service import AppService
+    from textual_serve.download_manager import DownloadManager
+
+    data = bytearray()
+
+    async def write_bytes(b: bytes) -> None:
+        data.extend(b)
+
+    async def nothing(*_: object) -> None:
+        return None
+
+    command = shlex.join([sys.executable, "-m", "seqviz", "--scene", "training",
+                          "--set", "lag=3", "--set", "hidden=8"])  # fmt: skip
+    service = AppService(command, write_bytes=write_bytes, write_str=nothing, close=nothing,
+                         download_manager=DownloadManager())  # fmt: skip
+    await service.start(160, 50)
+    shell = service._process.pid
+    try:
+        await _until(lambda: max(map(int, re.findall(rb"update (\d+)/2000", data)), default=0)
+                     > 20, timeout=120)  # fmt: skip
+        processes = _descendants(shell)
+        assert len(processes) >= 3  # the app, and its trainer (via the forkserver)
+    finally:
+        await service.stop()
+    await _until(lambda: not [p for p in processes if _alive(p)], timeout=30)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
