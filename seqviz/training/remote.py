@@ -17,6 +17,7 @@ import multiprocessing.forkserver
 import multiprocessing.resource_tracker
 import os
 import sys
+import threading
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -27,6 +28,7 @@ POLL = 0.05  # seconds between checks of the caller's cancel flag while a chunk 
 PRELOAD = ["seqviz.training.warm"]
 NICE = 10  # the trainer's priority below the UI's process
 _context: Any = None
+_starting = threading.Lock()  # sys.stderr is swapped while the helpers start: one at a time
 
 
 def context() -> Any:
@@ -47,11 +49,11 @@ def _helpers_running() -> None:
     running. They keep ``sys.stderr``'s descriptor open, and a Textual app's stand-in for it
     has none (fileno -1: "bad value(s) in fds_to_keep"), so one with a real descriptor stands
     in while they start; that takes milliseconds (the forkserver preloads after its start)."""
-    try:
-        usable = sys.stderr is not None and sys.stderr.fileno() >= 0
-    except (OSError, ValueError, AttributeError):
-        usable = True  # no descriptor at all is fine: the helpers then keep none
-    with contextlib.ExitStack() as stack:
+    with _starting, contextlib.ExitStack() as stack:
+        try:
+            usable = sys.stderr is None or sys.stderr.fileno() >= 0
+        except (OSError, ValueError, AttributeError):
+            usable = True  # no descriptor at all is fine: the helpers then keep none
         if not usable:
             stack.enter_context(contextlib.redirect_stderr(stack.enter_context(
                 open(os.devnull, "w"))))  # fmt: skip
