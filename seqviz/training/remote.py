@@ -26,7 +26,7 @@ from seqviz.training.race import RaceConfig
 
 POLL = 0.05  # seconds between checks of the caller's cancel flag while a chunk is on its way
 PRELOAD = ["seqviz.training.warm"]
-NICE = 10  # the trainer's priority below the UI's process
+NICE = 3  # the trainer's priority below the UI's: the UI gets about 2/3 of a shared core
 _context: Any = None
 _starting = threading.Lock()  # sys.stderr is swapped while the helpers start: one at a time
 
