@@ -303,8 +303,9 @@ class RegionCompositor(Compositor):
     that changes one heatmap column at the top and the status line at the bottom rendered every
     widget on the screen (34 in the vanishing scene), their cached lines included. What reaches
     the terminal is the same (only the changed spans are sent); this skips the work of rendering
-    lines that no span shows. Lines are narrowed, columns are not: a widget's cut points must
-    stay where the compositor computed them.
+    lines that no span shows, and of widgets behind one that holds a changed region whole (a
+    heatmap's panel, the view, the screen). Lines are narrowed, columns are not: a widget's cut
+    points must stay where the compositor computed them.
     """
 
     _update_regions: list[Any] | None = None
@@ -321,13 +322,19 @@ class RegionCompositor(Compositor):
         if not regions or crop is None:
             yield from super()._get_renders(crop)
             return
-        bands = _line_bands(regions)
-        for widget, (region, clip) in self.visible_widgets.items():
+        left = list(regions)  # changed regions not yet covered by a widget in front
+        for widget, (region, clip) in self.visible_widgets.items():  # front to back
+            if not left:
+                return
             shown = region.intersection(clip)  # clip is the container's: the widget may be less
-            if not any(shown.overlaps(r) for r in regions):
+            hits = [r for r in left if shown.overlaps(r)]
+            if not hits:
                 continue
-            near = [(y0, y1) for y0, y1 in bands if y0 < shown.bottom and y1 > shown.y]
-            band = Region(shown.x, near[0][0], shown.width, near[-1][1] - near[0][0])
+            # A region inside this widget gets all its cells from it: the widgets behind (its
+            # panel, the view, the screen) need not render their cached lines for it.
+            left = [r for r in left if not shown.contains_region(r)]
+            bands = _line_bands(hits)
+            band = Region(shown.x, bands[0][0], shown.width, bands[-1][1] - bands[0][0])
             x, y, width, height = shown.intersection(band)
             if width and height:
                 crop_region = Region(x - region.x, y - region.y, width, height)
