@@ -34,7 +34,8 @@ def test_default_model_is_the_toy_and_beam_json_shape(decode):
     code, out, err = decode("--strategy", "beam", "--width", "2", "--json")
     assert code == 0, err
     data = json.loads(out)
-    assert set(data) == {"best", "hypotheses"}
+    assert set(data) == {"best", "hypotheses", "stopped"}
+    assert data["stopped"] == "no live hypotheses"
     assert data["best"]["tokens"] == ["a", "small", "cat", "</s>"]
     assert f"{math.exp(data['best']['logprob']):.3f}" == "0.292"
     for h in data["hypotheses"]:

@@ -8,6 +8,7 @@ import math
 import pytest
 from waiting import palette_search, until
 
+from seqviz.decoding.search import WIDTH_FINISHED
 from seqviz.scenes import get_scene, scene_names
 from seqviz.scenes.decoding import compute, frame_step, frames, tree_rows
 
@@ -88,7 +89,7 @@ def test_keep_live_variant_keeps_width_live_hypotheses():
     for step in r.steps:
         if step.stop is None:
             assert len(step.beam) == r.values.width
-    assert r.steps[-1].stop == "width finished"
+    assert r.steps[-1].stop == WIDTH_FINISHED
     lesson = compute(SCENE.defaults())
     assert len(r.final.hypotheses) > len(lesson.final.hypotheses)
 
@@ -281,8 +282,8 @@ async def test_parameters_from_keys_and_palette(make_app, ready):
         app.focus_param("alpha")
         await pilot.press("-")
         await ready(app, pilot)
-        assert app.values.alpha == pytest.approx(0.6)
-        assert "/t^0.6" in screen_text(app)
+        assert app.values.alpha == pytest.approx(0.5)
+        assert "/t^0.5" in screen_text(app)
         for command, shown, check in [
             ("temperature 0.5", "set temperature = 0.5", lambda d: d.temperature == 0.5),
             ("top_k 1", "set top_k = 1", lambda d: d.top_k == 1 and len(d.support) == 1),

@@ -13,7 +13,9 @@ from seqviz.lecture.runner import SIZES, DemoApp, check_demo, cited_numbers, is_
 from seqviz.ui.export import screen_text
 
 # Demos whose compact layouts show every cited number; the rest are checked at 160x50 only.
-AT_ALL_SIZES = {"gradflow", "vanishing", "memory", "inside", "training", "seq2seq", "gates"}
+AT_ALL_SIZES = {
+    "gradflow", "vanishing", "memory", "inside", "training", "seq2seq", "gates", "decoding"
+}  # fmt: skip
 
 
 @pytest.mark.slow

@@ -1,10 +1,10 @@
-"""Snapshots of the decoding-tree scene at its defaults (80x24 and 160x50) and mid-search."""
+"""Snapshots of the decoding-tree scene at its defaults (80x24, 120x40, 160x50) and mid-search."""
 
 from __future__ import annotations
 
 import pytest
 
-SIZES = [(80, 24), (160, 50)]
+SIZES = [(80, 24), (120, 40), (160, 50)]
 
 
 @pytest.mark.slow

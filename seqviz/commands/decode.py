@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from seqviz.decoding import BeamSearch, Greedy, Sampler, join_tokens
+    from seqviz.decoding.search import STOP_MEANING
     from seqviz.limits import MAX_SAMPLE_TOKENS, LimitError
 
     if args.list_models:
@@ -143,11 +144,14 @@ def run(args: argparse.Namespace) -> int:
         ],
         args.prompt,
         limit=max(10, args.width),
+        note=f"stopped: {result.stop} ({STOP_MEANING.get(result.stop or '', 'not run')}).",
     )
     return 0
 
 
-def _print_rows(title: str, rows: list, prompt: str, limit: int | None = None) -> None:
+def _print_rows(
+    title: str, rows: list, prompt: str, limit: int | None = None, note: str = ""
+) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -172,4 +176,7 @@ def _print_rows(title: str, rows: list, prompt: str, limit: int | None = None) -
             cells.append(f"{score:.3f}")
         cells.append("yes" if fin else "no")
         table.add_row(*cells)
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    if note:
+        console.print(note, highlight=False)

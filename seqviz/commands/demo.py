@@ -20,8 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="a shipped demo (see --list) or a .toml file")  # fmt: skip
     p.add_argument("--list", action="store_true", help="list the shipped demos and exit")
     p.add_argument("--start", type=int, default=1, help="step to open on (default 1)")
-    p.add_argument("--speed", type=float, default=20.0,
-                   help="animation frames per second, 1 to 60 (default 20)")  # fmt: skip
+    p.add_argument("--speed", type=float, default=None,
+                   help="animation frames per second, 1 to 60 (default: each scene's own pace, "
+                   "20; the decoding tree 1.5)")  # fmt: skip
     p.add_argument("--shots", metavar="DIR",
                    help="folder for the screenshot (s) and trace (e) keys")  # fmt: skip
     p.add_argument("--check", action="store_true",
@@ -39,13 +40,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def demo_command(path: str, start: int, speed: float, shots: str | None = None) -> str:
+def demo_command(path: str, start: int, speed: float | None, shots: str | None = None) -> str:
     """The shell command textual-serve runs for each browser session of a demo."""
     import shlex
     import sys
 
     parts = [sys.executable, "-m", "seqviz", "demo", path, "--start", str(start)]
-    parts += ["--speed", f"{speed:g}"] + (["--shots", shots] if shots else [])
+    parts += (["--speed", f"{speed:g}"] if speed is not None else []) + (
+        ["--shots", shots] if shots else []
+    )
     return shlex.join(parts)
 
 
@@ -72,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     demo = find_demo(args.demo)  # a malformed script is refused here, before any app starts
     if not 1 <= args.start <= len(demo):
         raise UsageError(f"--start must be a step from 1 to {len(demo)}, not {args.start}")
-    if not 1 <= args.speed <= 60:
+    if args.speed is not None and not 1 <= args.speed <= 60:
         raise UsageError(f"--speed must be frames per second from 1 to 60, not {args.speed:g}")
     if args.check:
         import asyncio

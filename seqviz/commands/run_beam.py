@@ -29,7 +29,10 @@ def run(args: argparse.Namespace) -> int:
 
     rows = beam_table(tuple(args.widths), args.max_len)
     if getattr(args, "json", False):
-        data = [{"decoder": r.label, "tokens": list(r.tokens), "p": r.prob} for r in rows]
+        data = [
+            {"decoder": r.label, "tokens": list(r.tokens), "p": r.prob, "stopped": r.stop}
+            for r in rows
+        ]
         print(json.dumps(data, indent=2))
     else:
         print(format_beam_table(rows))

@@ -19,6 +19,7 @@ class BeamRow:
     label: str
     tokens: tuple[str, ...]
     prob: float
+    stop: str | None = None  # why that search ended
 
 
 def beam_table(
@@ -27,15 +28,12 @@ def beam_table(
     """Greedy, then beam search at each width, on the toy model (no length normalisation)."""
     model = model or toy_model()
     rows = []
-    g = Greedy(model, max_len=max_len).run().best
-    rows.append(BeamRow("greedy", tuple(model.vocab[t] for t in g.tokens), math.exp(g.logprob)))
-    for k in widths:
-        b = BeamSearch(model, width=k, max_len=max_len).run().best
-        rows.append(
-            BeamRow(
-                f"beam, width {k}", tuple(model.vocab[t] for t in b.tokens), math.exp(b.logprob)
-            )
-        )
+    searches: list[tuple[str, Greedy | BeamSearch]] = [("greedy", Greedy(model, max_len=max_len))]
+    searches += [(f"beam, width {k}", BeamSearch(model, width=k, max_len=max_len)) for k in widths]
+    for label, search in searches:
+        res = search.run()
+        words = tuple(model.vocab[t] for t in res.best.tokens)
+        rows.append(BeamRow(label, words, math.exp(res.best.logprob), res.stop))
     return rows
 
 
@@ -43,11 +41,29 @@ def format_beam_table(rows: list[BeamRow]) -> str:
     """The comparison as plain text lines, probabilities to three decimals."""
     label_w = max(len(r.label) for r in rows)
     text_w = max(len(" ".join(r.tokens)) for r in rows)
+    stop_w = max(len(r.stop or "") for r in rows) + len("stopped: ")
     lines = ["Toy bigram model: the most probable sentence each decoder finds"]
     for r in rows:
-        lines.append(f"  {r.label:<{label_w}}  {' '.join(r.tokens):<{text_w}}  p = {r.prob:.3f}")
-    lines.append(
-        "Greedy commits to 'the' (0.5 > 0.4) and ends at 'the dog'; a beam of width 2 keeps 'a' "
-        "alive long enough to reach 'a small cat', about twice as probable. Width 1 is greedy."
-    )
+        words, stop = " ".join(r.tokens), f"stopped: {r.stop}"
+        row = f"  {r.label:<{label_w}}  {words:<{text_w}}  {stop:<{stop_w}}"
+        lines.append(f"{row}  p = {r.prob:.3f}")
+    lines.append(verdict(rows))
     return "\n".join(lines)
+
+
+def verdict(rows: list[BeamRow]) -> str:
+    """One computed sentence: where greedy ended and the widest beam that beat it, if any."""
+    greedy, beams = rows[0], rows[1:]
+    better = [r for r in beams if r.prob > greedy.prob * (1 + 1e-9)]
+    g_words = " ".join(greedy.tokens)
+    if not better:
+        return f"No beam width here beats greedy's '{g_words}' (p {greedy.prob:.3f})."
+    first = better[0]
+    text = (
+        f"Greedy ends at '{g_words}' (p {greedy.prob:.3f}); the {first.label} reaches "
+        f"'{' '.join(first.tokens)}' (p {first.prob:.3f}), {first.prob / greedy.prob:.2f}x "
+        "as probable"
+    )
+    if first.tokens[:1] != greedy.tokens[:1]:
+        text += f": it kept '{first.tokens[0]}' alive where greedy took '{greedy.tokens[0]}'"
+    return text + "."

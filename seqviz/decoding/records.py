@@ -58,7 +58,7 @@ class Step:
     log-probability (best first), each with its status: "kept" (live in the next beam),
     "finished" (ended in </s> and set aside), or "pruned". `beam` is the live set after the
     step, `finished` every finished hypothesis so far, best score first. `stop` says why the
-    search ended at this step ("no live hypotheses", "max length", "width finished"), else None.
+    search ended at this step (search.NO_LIVE, MAX_LENGTH or WIDTH_FINISHED), else None.
     """
 
     index: int  # 1-based; after it, hypotheses hold `index` generated tokens
@@ -91,6 +91,7 @@ class DecodeResult:
     best: Node
     hypotheses: tuple[Node, ...]
     vocab: tuple[str, ...] = field(repr=False)
+    stop: str | None = None  # why the search ended (None: it was not run to the end)
 
     def ranked(self, by: str = "score") -> tuple[Node, ...]:
         """Finished hypotheses first, best first by `score` (length-normalised) or `logprob`."""
@@ -105,6 +106,7 @@ class DecodeResult:
         """The `seqviz decode --json` shape (tokens exclude <s>, include </s> when finished)."""
         return {
             "best": {"tokens": self.words(self.best), "logprob": self.best.logprob},
+            "stopped": self.stop,
             "hypotheses": [
                 {
                     "tokens": self.words(h),

@@ -20,7 +20,14 @@ from seqviz.decoding.records import (
     length_score,
 )
 
-NO_LIVE, MAX_LENGTH, WIDTH_FINISHED = "no live hypotheses", "max length", "width finished"
+NO_LIVE, MAX_LENGTH = "no live hypotheses", "max length"
+# keep_live stops once `width` hypotheses finished *and* no live one can still beat the best
+WIDTH_FINISHED = "width finished, no live one can win"
+STOP_MEANING = {
+    NO_LIVE: "every hypothesis kept ended in </s>",
+    MAX_LENGTH: "the length limit was reached",
+    WIDTH_FINISHED: "no live hypothesis can still outscore the best finished one",
+}
 
 
 def check_search(max_len: int, alpha: float, width: int = 1) -> None:
@@ -42,8 +49,10 @@ def node_distribution(
     top_p: float | None = None,
 ) -> Distribution:
     """The next-token distribution after a tree node, with temperature/top-k/top-p applied."""
-    if node.finished:
-        raise ValueError("a finished hypothesis (ending in </s>) has no next-token distribution.")
+    if node.finished or (node.tokens and node.tokens[-1] == model.eos_id):
+        raise ValueError(
+            "a finished hypothesis (or a pruned one ending in </s>) has no next-token distribution."
+        )
     state = model.start(prompt_ids + node.tokens)
     lp = model.logprobs([state])[0]
     return filter_distribution(lp, model.vocab, temperature, top_k, top_p)
@@ -158,7 +167,8 @@ class _Search:
         hyps = tuple(finished) + tuple(live)
         if not hyps:
             hyps = (self.root,)
-        return DecodeResult(best=hyps[0], hypotheses=hyps, vocab=self.model.vocab)
+        stop = self._history[-1].stop if self._history else None
+        return DecodeResult(best=hyps[0], hypotheses=hyps, vocab=self.model.vocab, stop=stop)
 
     def _child(self, nid: int, parent: Node, tok: int, lp_tok: float, status: str) -> Node:
         depth = parent.depth + 1
@@ -215,7 +225,9 @@ class BeamSearch(_Search):
 
     With `keep_live=True` (the other common variant) the best `width` *live* hypotheses are
     kept; finished candidates ranked above the last of them are set aside without taking a slot,
-    and the search also stops once `width` hypotheses have finished.
+    and the search also stops once `width` hypotheses have finished and no live hypothesis can
+    still beat the best of them (`best_possible`), so it never returns a sentence worse than one
+    it could still have reached.
     """
 
     def __init__(
@@ -232,6 +244,11 @@ class BeamSearch(_Search):
         super().__init__(model, prompt, max_len=max_len, alpha=alpha)
         self.width = int(width)
         self.keep_live = bool(keep_live)
+
+    def best_possible(self, node: Node) -> float:
+        """The highest score any extension of live `node` can reach: log P only falls, and the
+        length divisor t^alpha grows to at most max_len^alpha (log P <= 0)."""
+        return length_score(node.logprob, self.max_len, self.alpha) if self.alpha else node.logprob
 
     def _step(self, beam, states, finished, next_id) -> Step:
         model, eos = self.model, self.model.eos_id
@@ -274,7 +291,11 @@ class BeamSearch(_Search):
             stop: str | None = NO_LIVE
         elif index >= self.max_len:
             stop = MAX_LENGTH
-        elif self.keep_live and len(done) >= self.width:
+        elif (
+            self.keep_live
+            and len(done) >= self.width
+            and all(self.best_possible(n) <= done[0].score for n in kept)
+        ):
             stop = WIDTH_FINISHED
         else:
             stop = None

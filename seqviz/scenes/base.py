@@ -201,6 +201,9 @@ class Scene:
     e.g. the random network's knobs while a trained model is shown."""
     info: Callable[[Any], str] | None = None
     """Optional: values -> a line shown under the parameters (e.g. the loaded model's sizes)."""
+    speed: float | None = None
+    """Optional: frames per second this scene plays at until the user picks a speed (None: the
+    app's default), for scenes whose frames each carry a lot to read."""
     values_class: type = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

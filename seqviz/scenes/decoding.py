@@ -23,8 +23,8 @@ MODEL_LABELS = {
 SPECS = (
     ParamSpec("width", "beam width", "int", 2, 1, 16, 1,
               help="hypotheses kept per step; 1 is greedy"),
-    ParamSpec("alpha", "length norm alpha", "float", 0.7, 0.0, 2.0, 0.1,
-              help="finished hypotheses rank by logP / t^alpha; 0 is plain logP (the lesson)"),
+    ParamSpec("alpha", "length norm alpha", "float", 0.6, 0.0, 2.0, 0.1,
+              help="finished hypotheses rank by logP / t^alpha (the chapter's 0.6); 0 is plain"),
     ParamSpec("max_len", "max length", "int", 10, 1, 40, 1,
               help="most tokens generated, </s> included (the lesson's code uses 6)"),
     ParamSpec("variant", "beam variant", "choice", "lesson", choices=("lesson", "keep_live"),
@@ -45,7 +45,15 @@ SPECS = (
               help="tree node whose next-token distribution is drawn (0 is the root)"),
     ParamSpec("pruned", "pruned shown", "int", 3, 0, 100, 1, recompute=False,
               help="pruned candidates listed under each node; the rest fold into one line"),
+    ParamSpec("panel", "small-screen panel", "choice", "bars", choices=("bars", "ranking"),
+              recompute=False,
+              help="below 120x34 one lower panel fits: the next-word bars or the ranking (key v)"),
 )  # fmt: skip
+
+
+# The tree's default pace: each frame (a step's candidates scored, then kept/pruned decided)
+# stays 2/3 s, so one beam step takes 1.3 s; the default toy tree plays in about 7 s.
+SPEED = 1.5
 
 
 @dataclass(frozen=True)
@@ -103,15 +111,20 @@ class DecodingResult:
         g = self.greedy_path()
         return len(node.tokens) <= len(g) and g[: len(node.tokens)] == node.tokens
 
+    def ended(self, node: Any) -> bool:
+        """Whether the node's last token is </s>: finished, or pruned (nothing follows either)."""
+        return bool(node.tokens) and node.tokens[-1] == self.model.eos_id
+
     def distribution(self, node_id: int, temperature: float, top_k: int, top_p: float) -> Any:
-        """The selected node's next-token Distribution with the cut-offs (None if finished).
+        """The selected node's next-token Distribution with the cut-offs (None if it ended in
+        </s>, finished or pruned: a sentence has no next word after its end).
 
         top_k 0 and top_p 1 mean no cut. The model is run on the node's path once per node.
         """
         from seqviz.decoding import filter_distribution
 
         node = self.nodes.get(node_id)
-        if node is None or node.finished:
+        if node is None or self.ended(node):
             return None
         lp = self._cache.get(node_id)
         if lp is None:
@@ -125,6 +138,17 @@ class DecodingResult:
             top_k if top_k > 0 else None,
             top_p if top_p < 1.0 else None,
         )
+
+
+def winners(hyps: Any) -> tuple[Any, Any] | None:
+    """(best finished hypothesis by plain log P, best by logP / t^alpha), or None if none has
+    finished. Ties keep the earlier hypothesis, as the ranking does."""
+    done = [n for n in hyps if n.finished]
+    if not done:
+        return None
+    by_logp = sorted(done, key=lambda n: -n.logprob)[0]
+    by_score = sorted(done, key=lambda n: -n.score)[0]
+    return by_logp, by_score
 
 
 def shown(token: str) -> str:
@@ -370,4 +394,5 @@ SCENE = Scene(
     view="seqviz.ui.views.decoding:DecodingView",
     traces=traces,
     select=SelectHook(_parse_node, _select_node, "a node's words"),
+    speed=SPEED,
 )

@@ -60,6 +60,7 @@ from seqviz.ui.widgets.scenebar import SceneBar, SceneTab
 
 install_input_fixes()  # page keys before the palette draws, invalid UTF-8 (compat_textual)
 
+DEFAULT_SPEED = 20.0  # frames per second, unless the scene sets its own pace
 COMPACT_WIDTH = 120
 COMPACT_HEIGHT = 34
 COMPILING = "compiling kernels (first launch only)…"
@@ -102,7 +103,7 @@ class SeqvizApp(App[None]):
         *,
         animate: bool = True,
         autoplay: bool = False,
-        speed: float = 20,
+        speed: float | None = None,
         warm_kernels: bool = False,
     ) -> None:
         """``warm_kernels``: do not wait for Numba; compute with the NumPy reference while the
@@ -113,7 +114,9 @@ class SeqvizApp(App[None]):
         self._values[first.name] = first.make(values)
         self.scene: Scene = first
         self.animation_enabled = animate
-        self.playback = Playback(speed, follow_end=not autoplay)
+        self._speed_given = speed  # an explicit speed holds in every scene
+        self._speeds: dict[str, float] = {}  # speeds the user picked, per scene
+        self.playback = Playback(self._scene_speed(first), follow_end=not autoplay)
         self._autoplay = autoplay
         self._generation = 0
         self._shown_generation = -1
@@ -234,6 +237,8 @@ class SeqvizApp(App[None]):
         self._focused_param = scene.specs[0].name
         self.playback.follow_end = True
         self.pause()
+        if self._scene_speed(scene) != self.speed:
+            self._apply_speed(self._scene_speed(scene))
         self.call_next(self._sync_view)
         self._request_compute()
 
@@ -305,7 +310,19 @@ class SeqvizApp(App[None]):
         self._update_status()
 
     def set_speed(self, speed: float) -> None:
-        """Animation speed in frames per second (1..60)."""
+        """Animation speed in frames per second (1..60); the current scene keeps it."""
+        self._apply_speed(speed)
+        self._speeds[self.scene.name] = self.speed
+
+    def _scene_speed(self, scene: Scene) -> float:
+        """The speed a scene plays at: the user's pick there, the app's, the scene's own pace."""
+        if scene.name in self._speeds:
+            return self._speeds[scene.name]
+        if self._speed_given is not None:
+            return float(self._speed_given)
+        return float(scene.speed or DEFAULT_SPEED)
+
+    def _apply_speed(self, speed: float) -> None:
         self.playback.set_speed(speed)
         if self._timer is not None:
             self._timer.stop()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 from typing import Any
 
 from rich.text import Text
@@ -12,7 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
-from seqviz.scenes.decoding import DecodingResult, frame_step, tree_rows
+from seqviz.scenes.decoding import DecodingResult, frame_step, tree_rows, winners
 from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.beamtree import BEST, COLORS, GREEDY, MARKERS, BeamTree, fmt_prob
 from seqviz.ui.widgets.distribution import DistributionBars, summary
@@ -82,11 +83,18 @@ class DecodingView(SceneView):
         width: 3fr;
         height: 1fr;
     }
+    DecodingView.-narrow #dec-left, DecodingView.-narrow #dec-right {
+        width: 1fr;
+    }
     DecodingView #cmp-panel {
         height: auto;
     }
+    DecodingView #dist-panel {
+        height: 1fr;
+    }
     DecodingView #rank-panel {
-        height: 14;
+        height: 1fr;
+        min-height: 12;
     }
     DecodingView #ranking {
         height: 1fr;
@@ -117,21 +125,36 @@ class DecodingView(SceneView):
         height: auto;
     }
     .-compact DecodingView #dist-panel {
-        height: 7;
+        height: 9;
     }
     .-compact DecodingView #rank-panel, .-compact DecodingView #tree-legend,
-    .-compact DecodingView #tree-info, .-compact DecodingView #dist-summary {
+    .-compact DecodingView #tree-info {
         display: none;
     }
-    .-compact DecodingView #compare {
-        height: 2;
+    .-compact DecodingView #dist-summary {
+        height: 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     .-compact DecodingView.-ranking #dist-panel {
         display: none;
     }
     .-compact DecodingView.-ranking #rank-panel {
         display: block;
+        height: 11;
+        min-height: 0;
+    }
+    .-compact DecodingView.-short #dist-summary {
+        display: none;
+    }
+    .-compact DecodingView.-short #dist-panel {
         height: 7;
+    }
+    .-compact DecodingView.-short #compare {
+        height: 2;
+    }
+    .-compact DecodingView.-short.-ranking #rank-panel {
+        height: 8;
     }
     .-tiny DecodingView #dec-right, .-tiny DecodingView #cmp-panel {
         display: none;
@@ -164,15 +187,15 @@ class DecodingView(SceneView):
             with Vertical(id="dec-left"):
                 yield Panel(
                     "greedy vs beam search",
-                    "Greedy takes the single most probable word each step; the beam keeps several "
-                    "hypotheses alive and compares whole sentences.",
+                    "Greedy keeps the single likeliest word each step; the beam keeps several "
+                    "hypotheses and compares whole sentences.",
                     Sized(id="compare"),
                     id="cmp-panel",
                 )
                 yield Panel(
                     "beam search tree",
-                    "Each step every live hypothesis (green band) is extended by every word; the "
-                    "candidates are ranked by total log P and only the best `width` survive.",
+                    "Every live hypothesis (green band) is extended by every word; the best "
+                    "`width` candidates by total log P survive.",
                     Static("", id="tree-info"),
                     BeamTree(id="tree"),
                     Static(legend_text(), id="tree-legend"),
@@ -182,11 +205,11 @@ class DecodingView(SceneView):
             with Vertical(id="dec-right"):
                 yield Panel(
                     "next word after the selected node",
-                    "Bars: P(next word), sharpened or flattened by temperature. Sampling draws "
-                    "only above the dashed top-k / top-p lines; beam search scores with T = 1.",
+                    "P(next word) at temperature T. Sampling draws only above the dashed cut "
+                    "lines; the beam scores at T=1.",
                     Static("", id="dist-head"),
                     DistributionBars(id="bars"),
-                    Static("", id="dist-summary"),
+                    Sized(id="dist-summary"),
                     short="Sampling keeps only the words above the dashed cut lines",
                     id="dist-panel",
                 )
@@ -206,11 +229,27 @@ class DecodingView(SceneView):
 
     def action_toggle_ranking(self) -> None:
         """Small screens have room for one lower panel: the bars or the ranking."""
-        self.toggle_class("-ranking")
+        panel = "bars" if self.has_class("-ranking") else "ranking"
+        set_param = getattr(self.app, "set_param", None)
+        if set_param is not None:
+            set_param("panel", panel)  # the app redraws through show_values
+        else:
+            self.set_class(panel == "ranking", "-ranking")
+
+    def on_resize(self, event: Any) -> None:
+        # Between 120 and ~150 columns the 4:3 split leaves the ranking too narrow for its table;
+        # below ~24 rows the tree needs the lines of the sampling summary and the verdict.
+        self.set_class(event.size.width < 110, "-narrow")
+        self.set_class(event.size.height < 24, "-short")
+        # With the summary line shown it says what the cut lines leave: its row goes to a bar.
+        # (Inline, as the app's stylesheet outranks this view's.)
+        short_caption = self.query_one("#dist-panel > .caption-short")
+        short_caption.styles.display = None if self.has_class("-short") else "none"
 
     # --- the app's interface -------------------------------------------------------------------
     def show_result(self, result: Any) -> None:
         super().show_result(result)
+        self.set_class(getattr(self.values, "panel", "bars") == "ranking", "-ranking")
         self._dist_key = None
         error = result.error
         self.set_class(error is not None, "-error")
@@ -220,6 +259,7 @@ class DecodingView(SceneView):
         self._reselect_pending = error is None and self._path is not None
 
     def show_values(self, values: Any) -> None:
+        self.set_class(getattr(values, "panel", "bars") == "ranking", "-ranking")
         super().show_values(values)
 
     def show_frame(self, frame: int) -> None:
@@ -357,7 +397,7 @@ class DecodingView(SceneView):
         self.query_one("#ranking", Sized).set_builder(lambda w, h: Text(""))
         self.query_one(DistributionBars).set_distribution(None, message="")
         self.query_one("#dist-head", Static).update("", layout=False)
-        self.query_one("#dist-summary", Static).update("", layout=False)
+        self.query_one("#dist-summary", Sized).set_builder(lambda w, h: Text(""))
 
     def _info(self, r: DecodingResult, s: int, decided: bool) -> Text:
         v = r.values
@@ -405,18 +445,16 @@ class DecodingView(SceneView):
             text.append(numbers)
             text.append(state, style="#9e9e9e")
         if g_done and b_done and g_node is not None and b_node is not None:
-            ratio = math.exp(b_node.logprob - g_node.logprob)
-            if b_node.tokens == g_node.tokens:
-                verdict = "beam and greedy agree"
-            else:
-                verdict = f"beam's sentence is {ratio:.2f}x as probable as greedy's"
+            stop = r.steps[-1].stop if r.steps else None
+            verdict = _compare_verdict(g_node, b_node, stop, width, r.values.alpha)
             text.append("\n" + verdict, style="italic #9e9e9e")
         return text
 
     def _ranking(
         self, r: DecodingResult, s: int, decided: bool, width: int = 60, height: int = 13
     ) -> Any:
-        """Finished (and still live) hypotheses, by logP/t^alpha, with the plain-logP rank."""
+        """Finished (and still live) hypotheses, by logP/t^alpha, with the plain-logP rank; above
+        them, whether length normalisation changes the winner (computed from these rows)."""
         if s == 0:
             return Text("nothing finished yet", style="#9e9e9e")
         step = r.steps[s - 1]
@@ -431,21 +469,39 @@ class DecodingView(SceneView):
         by_score = sorted(hyps, key=lambda n: (not n.finished, -n.score))
         by_logp = sorted(hyps, key=lambda n: (not n.finished, -n.logprob))
         logp_rank = {n.id: i + 1 for i, n in enumerate(by_logp)}
-        hyp_w = max(8, width - 30)
+        text = Text(no_wrap=True, overflow="crop")  # rows are fitted; keep their spaces
+        verdict, changed = _winner_verdict(r, hyps, alpha)
+        lines = textwrap.wrap(verdict, max(10, width)) if verdict else []
+        for line in lines:
+            text.append(line + "\n", style="bold #ffaf00" if changed else "italic #9e9e9e")
+        if decided and step.stop and height >= 8:  # else the status line alone says it
+            stop = textwrap.wrap(f"beam stopped at step {s}: {step.stop}", max(10, width))
+            text.append("\n".join(stop) + "\n", style="#9e9e9e")
+            lines += stop
+        # Narrow panels get short headers, never a wrapped row.
+        short = width - 30 < 16
+        rank_w, plain_w, score_w = (3, 3, 6) if short else (4, 5, 7)
+        hyp_w = max(6, width - (rank_w + plain_w + score_w + 14))
         norm = f"/t^{alpha:g}"
-        header = f"norm plain  {'hypothesis':<{hyp_w}}  t     p {norm:>7}"
-        text = Text()
+        heads = ("nrm", "pln") if short else ("norm", "plain")
+        header = (
+            f"{heads[0]:>{rank_w}} {heads[1]:>{plain_w}}  {'hypothesis':<{hyp_w}} "
+            f"{'t':>2} {'p':>5} {norm:>{score_w}}"
+        )
         text.append(header[:width], style="bold")
-        rows = max(1, height - 1) if len(by_score) < height else max(1, height - 2)
+        room = max(1, height - 1 - len(lines))
+        rows = room if len(by_score) <= room else max(1, room - 1)
         for i, n in enumerate(by_score[:rows]):
             words = r.words(n) + ("" if n.finished else " (live)")
             if len(words) > hyp_w:
                 words = words[: hyp_w - 1] + "…"
+            style = "bold" if i == 0 else ""
             text.append("\n")
-            text.append(f"{i + 1:>4} ", style="bold" if i == 0 else "")
-            text.append(f"{logp_rank[n.id]:>5}  ", style="#9e9e9e")
-            line = f"{words:<{hyp_w}} {n.depth:>2} {_p(n.logprob):>5} {n.score:>7.3f}"
-            text.append(line, style="bold" if i == 0 else "")
+            text.append(f"{i + 1:>{rank_w}} ", style=style)
+            text.append(f"{logp_rank[n.id]:>{plain_w}}  ", style="#9e9e9e")
+            score = f"{n.score:>{score_w}.{3 if score_w > 6 else 2}f}"
+            line = f"{words:<{hyp_w}} {n.depth:>2} {_p(n.logprob):>5} {score}"
+            text.append(line[: max(0, width - rank_w - plain_w - 3)], style=style)
         if len(by_score) > rows:
             text.append(f"\n⋯ {len(by_score) - rows} more", style="#9e9e9e")
         return text
@@ -466,9 +522,9 @@ class DecodingView(SceneView):
         if key == self._dist_key:
             return
         self._dist_key = key
-        if node.finished:
-            bars.set_distribution(None, message="</s> ends this hypothesis: nothing follows it.")
-            self.query_one("#dist-summary", Static).update("", layout=False)
+        if r.ended(node):
+            bars.set_distribution(None, message=_ended_message(node, s, decided))
+            self.query_one("#dist-summary", Sized).set_builder(lambda w, h: Text(""))
             return
         dist = r.distribution(node.id, v.temperature, v.top_k, v.top_p)
         marks = {}
@@ -479,7 +535,70 @@ class DecodingView(SceneView):
             elif kid.depth == s:
                 marks[kid.token] = "pending"
         bars.set_distribution(dist, marks)
-        self.query_one("#dist-summary", Static).update(summary(dist), layout=False)
+        line = summary(dist)
+        self.query_one("#dist-summary", Sized).set_builder(lambda w, h: Text(_fit_summary(line, w)))
+
+
+def _fit_summary(line: str, width: int) -> str:
+    """The sampling summary on one line, or broken before its arrow (never inside a part)."""
+    if len(line) <= width or " → " not in line:
+        return line
+    head, tail = line.split(" → ", 1)
+    return f"{head}\n→ {tail}"
+
+
+def _compare_verdict(
+    g_node: Any, b_node: Any, stop: str | None, width: int, alpha: float = 0.0
+) -> str:
+    """The longest of a few phrasings of greedy against beam that fits one line of `width`."""
+    ratio = math.exp(b_node.logprob - g_node.logprob)
+    if b_node.tokens == g_node.tokens:
+        options = ["beam and greedy agree"]
+    elif ratio < 1 and alpha > 0:  # only length normalisation ranks a less probable one first
+        options = [
+            f"beam's pick is {ratio:.2f}x as probable as greedy's: /t^{alpha:g} ranks it first",
+            f"beam: {ratio:.2f}x greedy's p, first by /t^{alpha:g}",
+            f"beam/greedy p: {ratio:.2f}x",
+        ]
+    else:
+        options = [
+            f"beam's sentence is {ratio:.2f}x as probable as greedy's",
+            f"beam: {ratio:.2f}x as probable as greedy",
+            f"beam/greedy p: {ratio:.2f}x",
+        ]
+    if stop:
+        options = [f"{options[0]} · beam stopped: {stop}", *options]
+    return next((o for o in options if len(o) <= width), options[-1])
+
+
+def _winner_verdict(r: DecodingResult, hyps: list, alpha: float) -> tuple[str, bool]:
+    """(sentence, whether the winner changes): plain log P's winner against logP/t^alpha's."""
+    best = winners(hyps)
+    if best is None:
+        return "", False
+    plain, norm = best
+    if alpha == 0:
+        return "alpha 0: plain log P decides (no length normalisation)", False
+    if plain.id == norm.id:
+        return f"plain log P and /t^{alpha:g} pick the same winner", False
+    return (
+        f"alpha {alpha:g} changes the winner: /t^{alpha:g} picks '{r.words(norm)}' "
+        f"(p={_p(norm.logprob)}), plain log P '{r.words(plain)}' (p={_p(plain.logprob)})",
+        True,
+    )
+
+
+def _ended_message(node: Any, s: int, decided: bool) -> str:
+    """What is true of a node ending in </s>: finished, pruned, or not yet decided."""
+    where = f"p={fmt_prob(node.token_prob)}, log P={node.logprob:.2f}"
+    if node.depth == s and not decided:
+        return f"</s> would end this hypothesis here ({where}); this step is still ranking it."
+    if node.finished:
+        return f"</s> ends this hypothesis ({where}): it is finished, nothing follows it."
+    return (
+        f"</s> would have ended this hypothesis ({where}), but it ranked below the kept "
+        "candidates and was pruned: a pruned end has no next word."
+    )
 
 
 def _tail(node: Any, done: bool, detail: int) -> tuple[str, str]:

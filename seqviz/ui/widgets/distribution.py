@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from functools import lru_cache
 from typing import Any
 
@@ -88,7 +89,8 @@ class DistributionBars(Widget):
     def _lines(self, width: int, height: int) -> list[list[Segment]]:
         dist = self._dist
         if dist is None:
-            return [[seg(self._message, "italic #9e9e9e")]]
+            wrapped = textwrap.wrap(self._message, max(10, width)) or [""]  # never cut a sentence
+            return [[seg(line, "italic #9e9e9e")] for line in wrapped]
         order = [int(i) for i in dist.order if dist.tempered[i] > 0.0]
         n_zero = len(dist.order) - len(order)
         tok_w = min(12, max(4, max((len(dist.vocab[i]) for i in order), default=4)))
