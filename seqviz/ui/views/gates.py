@@ -261,6 +261,8 @@ class GatesView(SceneView):
             ch = r.tokens[t] if r.tokens else r.text[t]
             values = "  ".join(f"{n}={self._series(n)[t, unit]:+.2f}" for n in self._names)
             parts.append(Text(f"unit {unit}, t={t + 1} '{ch}': {values}"))
+        else:  # the same number of lines as later: a new height would re-lay the screen out
+            parts.append(Text(f"unit {unit}, t=0: nothing read yet", style="dim"))
         if self._clamped():
             parts.append(Text(self._clamped() + f" (this model has {r.hidden} units)",
                               style="bold"))  # fmt: skip

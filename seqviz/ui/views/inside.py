@@ -238,8 +238,8 @@ class InsideView(SceneView):
         if r is None:
             return Text("")
         t = min(self.frame, r.T) - 1
-        if t < 0:
-            return Text("press space or → to read the sentence", style="dim")
+        if t < 0:  # as many lines as later (blank): a new height would re-lay the screen out
+            return Group(Text("press space or → to read the sentence", style="dim"), "", "")
         p = "  ".join(f"P({v})={r.probs[v][t]:.3f}" for v in ("are", "is", "were", "was"))
         lines = [Text(f"after '{r.words[t]}' (t={t}): {p}")]
         detail = f"entropy {r.entropy[t]:.2f} bits"
@@ -254,6 +254,7 @@ class InsideView(SceneView):
                               style="bold"))  # fmt: skip
         elif r.right is not None and r.subject is not None and decided >= r.subject:
             lines.append(Text(f"'{r.right}' not ahead of its wrong form yet", style="bold"))
+        lines += [Text("")] * (3 - len(lines))  # a steady height while the sentence is read
         return Group(*lines)
 
     def _units_readout(self, width: int) -> Any:
