@@ -78,3 +78,15 @@ def app_from_cli(make_app: Callable[..., Any]) -> Callable[[list[str]], Any]:
         return make_app(name, asdict(values))
 
     return factory
+
+
+@pytest.fixture(autouse=True)
+def _numba_kernels_by_default() -> None:
+    """Each test starts on the compiled kernels. An app switches the process to the NumPy
+    reference until its kernels are loaded; an app test that ends first would otherwise leave
+    later kernel tests comparing the reference with itself."""
+    from seqviz.core import backend
+
+    if backend.using_reference():
+        backend.reset()
+    assert not backend.using_reference()
