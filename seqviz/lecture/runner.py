@@ -48,7 +48,7 @@ class DemoApp(SeqvizApp):
         self.step_errors: list[str] = []  # actions that could not run (e.g. select a missing node)
         self.large_captions = large_captions
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:  # the app's own on_mount (async) runs too
         self.query_one("#banner").set_class(self.large_captions, "-large")
 
     def action_toggle_large_captions(self) -> None:
