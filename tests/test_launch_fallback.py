@@ -129,3 +129,23 @@ def test_a_real_cold_cache_end_to_end(tmp_path):
     assert first.split()[1] in ("checking", "compiling"), first
     assert switched == "switched True"
     assert any((tmp_path / "numba").rglob("*.nbi"))  # the child filled the empty cache
+
+
+async def test_the_chaos_map_says_it_waits_for_the_kernels_then_shows(fresh_warmer, tmp_path,
+                                                                       monkeypatch):  # fmt: skip
+    gate = tmp_path / "compiled"
+    monkeypatch.setattr(warm, "cache_is_warm", lambda: False)
+    child = f"import os, time\nwhile not os.path.exists({str(gate)!r}): time.sleep(0.02)"
+    monkeypatch.setattr(warm.Warmer, "child_argv", lambda self: [sys.executable, "-c", child])
+    app = SeqvizApp(scene="dynamics", values={"mode": "two-unit"}, warm_kernels=True)
+    async with app.run_test(size=(160, 50)) as pilot:
+        try:  # a blocked worker would keep a failed test from closing the app
+            await app.until_ready()
+            app.set_params({"mode": "chaos", "horizon": 100, "hidden": 8})
+            await _until(pilot, lambda: "the Lyapunov grid waits for the compiled kernels "
+                         "(compiling in the background)" in _status(app))  # fmt: skip
+            gate.touch()
+            await app.until_ready()
+            assert app.result.grid.lyap.shape == (20, 20) and backend.is_ready()
+        finally:
+            warm.stop()

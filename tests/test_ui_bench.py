@@ -11,7 +11,9 @@ from seqviz.ui import bench
 pytestmark = pytest.mark.slow  # runs the UI benchmark
 
 LAUNCH = {
-    "size": [160, 50], "usable": "first result, then + and its result", "load": 1.0,
+    "size": [160, 50],
+    "usable": "first result, then + and its result",
+    "load": 1.0,
     "cold": {"first_frame": 1.5, "usable": 2.0, "kernels": None},
     "warm": {k: {"median": 0.5, "max": 0.7} for k in ("first_frame", "usable", "kernels")},
     "floor": {k: {"median": 0.3, "max": 0.4} for k in ("first_frame", "usable")},

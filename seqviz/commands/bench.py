@@ -19,8 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--quick",
         action="store_true",
-        help="fewer repeats and only the small sizes (with --ui: a 300-frame memory check, one warm "
-        "launch, and the cold launch timed to its usable frame only)",
+        help="fewer repeats and only the small sizes (with --ui: a 300-frame memory check, one "
+        "warm launch, and the cold launch timed to its usable frame only)",
     )
     p.add_argument("--ui", action="store_true", help="benchmark the app's drawing instead")
     p.add_argument(

@@ -86,6 +86,12 @@ def mark_failed(message: str) -> None:
     _settled.set()
 
 
+def release_waiters() -> None:
+    """Let every wait_until_ready() return False now (the app is closing: a computation blocked
+    in it must not keep the app from exiting)."""
+    _settled.set()
+
+
 def is_ready() -> bool:
     return _ready.is_set()
 

@@ -77,6 +77,7 @@ class Warmer:
         with self._lock:
             self._stopped.set()
             child = self._child
+        backend.release_waiters()
         if child is not None and child.poll() is None:
             child.terminate()
             try:

@@ -12,6 +12,13 @@ from seqviz.scenes import warm
 
 FIRST_RESULT = "computing the first scene (NumPy reference while the kernels get ready)…"
 SHOW_READY_FOR = 6.0  # seconds the "switched" message stays on the status line
+START_AFTER = 1.0  # seconds after the first frame
+
+
+def _waits_line(what: str) -> str:
+    doing = {"checking": "looking for them", "compiling": "compiling in the background",
+             "loading": "loading them"}  # fmt: skip
+    return f"{what} waits for the compiled kernels ({doing.get(backend.phase()[0], 'soon')})…"
 
 
 class KernelStatus:
@@ -25,11 +32,12 @@ class KernelStatus:
         warm.prepare()  # before the first computation: it runs on the reference
 
     def first_paint(self) -> None:
-        """The first result is on screen: now load or compile the kernels (earlier, loading
-        them would compete with the first frame for the interpreter)."""
+        """The first result is on screen: load or compile the kernels START_AFTER seconds later
+        (earlier, importing numba and loading would compete for the interpreter with the first
+        frame and with the first key pressed after it)."""
         if not self._started:
             self._started = True
-            warm.start()
+            self._app.set_timer(START_AFTER, warm.start)
 
     def poll(self) -> bool:
         """Called by a timer: refresh the status line when the warm-up moved on. True once
@@ -48,9 +56,7 @@ class KernelStatus:
     def notice(self) -> str:
         """The line shown above the empty view before the first result."""
         waits = backend.waiting()
-        if waits:
-            return f"{waits[0]} waits for the compiled kernels ({backend.phase()[1]})…"
-        return FIRST_RESULT
+        return _waits_line(waits[0]) if waits else FIRST_RESULT
 
     def text(self) -> Text | None:
         """The status line's part about the kernels (None once the switch is old news)."""
@@ -60,9 +66,7 @@ class KernelStatus:
         if name == "ready":
             return Text(message, style="bold green") if self._show_ready() else None
         waits = backend.waiting()
-        if waits:
-            return Text(f"{waits[0]} waits for the compiled kernels: {message}", style="bold")
-        return Text(message, style="bold yellow")
+        return Text(_waits_line(waits[0]) if waits else message, style="bold yellow")
 
     def stop(self) -> None:
         warm.stop()
