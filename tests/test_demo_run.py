@@ -12,19 +12,13 @@ from seqviz.lecture import demo_names, find_demo, parse_demo
 from seqviz.lecture.runner import SIZES, DemoApp, check_demo, cited_numbers, is_visible
 from seqviz.ui.export import screen_text
 
-# Demos whose compact layouts show every cited number; the rest are checked at 160x50 only.
-AT_ALL_SIZES = {
-    "gradflow", "vanishing", "memory", "inside", "training", "seq2seq", "gates", "decoding"
-}  # fmt: skip
-
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", demo_names())
 async def test_every_shipped_demo_plays_to_its_end_and_shows_its_numbers(name):
     # check_demo steps through every step at 100x30, 120x40 and 160x50 and looks for each
     # `expect` text and each number the caption cites on screen (the caption's own rows aside).
-    sizes = SIZES if name in AT_ALL_SIZES else [(160, 50)]
-    assert await check_demo(find_demo(name), sizes) == []
+    assert await check_demo(find_demo(name), SIZES) == []
 
 
 def test_cited_numbers_and_their_visibility():
