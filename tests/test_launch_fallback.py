@@ -37,13 +37,19 @@ async def _until(pilot, condition, seconds=30.0):
     raise AssertionError("condition not met in time")
 
 
-async def test_a_cold_cache_shows_the_reference_says_so_and_switches(fresh_warmer, tmp_path,
-                                                                     monkeypatch):  # fmt: skip
+def _held_compile(tmp_path, monkeypatch):
+    """Pretend the cache is cold; the child that would compile waits instead until the test
+    touches the returned path (the cache here is warm). Returns that path."""
     gate = tmp_path / "compiled"
     monkeypatch.setattr(warm, "cache_is_warm", lambda: False)
-    # The child that would compile waits for the test instead (the cache here is warm).
     child = f"import os, time\nwhile not os.path.exists({str(gate)!r}): time.sleep(0.02)"
     monkeypatch.setattr(warm.Warmer, "child_argv", lambda self: [sys.executable, "-c", child])
+    return gate
+
+
+async def test_a_cold_cache_shows_the_reference_says_so_and_switches(fresh_warmer, tmp_path,
+                                                                     monkeypatch):  # fmt: skip
+    gate = _held_compile(tmp_path, monkeypatch)
     app = SeqvizApp(warm_kernels=True)
     async with app.run_test(size=(160, 50)) as pilot:
         await app.until_ready()
@@ -133,10 +139,7 @@ def test_a_real_cold_cache_end_to_end(tmp_path):
 
 async def test_the_chaos_map_says_it_waits_for_the_kernels_then_shows(fresh_warmer, tmp_path,
                                                                        monkeypatch):  # fmt: skip
-    gate = tmp_path / "compiled"
-    monkeypatch.setattr(warm, "cache_is_warm", lambda: False)
-    child = f"import os, time\nwhile not os.path.exists({str(gate)!r}): time.sleep(0.02)"
-    monkeypatch.setattr(warm.Warmer, "child_argv", lambda self: [sys.executable, "-c", child])
+    gate = _held_compile(tmp_path, monkeypatch)
     app = SeqvizApp(scene="dynamics", values={"mode": "two-unit"}, warm_kernels=True)
     async with app.run_test(size=(160, 50)) as pilot:
         try:  # a blocked worker would keep a failed test from closing the app
