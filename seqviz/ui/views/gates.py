@@ -16,7 +16,7 @@ from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.legend import ColorLegend
 from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
-from seqviz.ui.widgets.readout import Readout
+from seqviz.ui.widgets.readout import Readout, padded, steady_height
 
 N_PANELS = 6  # LSTM: i f g o c h; GRU: r z n h
 CAPTIONS = {
@@ -153,6 +153,7 @@ class GatesView(SceneView):
             long, short = caption(name, result.cell, result.variant)
             panel.set_caption(long, short)
         self._names = names
+        self._values_height: dict[tuple[int, int], int] = {}  # (width, unit) -> lines
         self._show_unit()
         self.query_one("#gates-readout", Readout).set_builder(self._readout)
 
@@ -228,6 +229,15 @@ class GatesView(SceneView):
         shown = text[: max(0, frame - (len(r.tokens) - len(text)))]
         return f"read {frame}/{len(r.tokens)}: '{shown[-24:]}'"
 
+    def _values_line(self, t: int, unit: int) -> Text:
+        """The cursor unit's values after step t + 1 (t = -1: nothing read yet)."""
+        r = self.result
+        if t < 0:
+            return Text(f"unit {unit}, t=0: nothing read yet", style="dim")
+        ch = r.tokens[t] if r.tokens else r.text[t]
+        values = "  ".join(f"{n}={self._series(n)[t, unit]:+.2f}" for n in self._names)
+        return Text(f"unit {unit}, t={t + 1} '{ch}': {values}")
+
     def _readout(self, width: int) -> Any:
         r = self.result
         if r is None:
@@ -243,7 +253,6 @@ class GatesView(SceneView):
             kind = "words" if r.level == "word" else "characters"
             source += f" ({r.vocab_size - 2} {kind} known)"
         unit = self._unit()
-        t = min(self.frame, r.T) - 1
         # The counts and their formulas at every size (a demo cites them); a compact screen
         # folds the comparison into the GRU line and leaves out the bias count.
         compact = self.screen.has_class("-compact")
@@ -257,12 +266,14 @@ class GatesView(SceneView):
         else:
             parts.append(Text(f"GRU: {fewer:.0%} fewer weights; with biases this cell has "
                               f"{r.n_params:,} parameters", style="dim"))  # fmt: skip
-        if t >= 0:
-            ch = r.tokens[t] if r.tokens else r.text[t]
-            values = "  ".join(f"{n}={self._series(n)[t, unit]:+.2f}" for n in self._names)
-            parts.append(Text(f"unit {unit}, t={t + 1} '{ch}': {values}"))
-        else:  # the same number of lines as later: a new height would re-lay the screen out
-            parts.append(Text(f"unit {unit}, t=0: nothing read yet", style="dim"))
+        # The cursor unit's values now, padded to the most lines they take in any frame: the
+        # same height in every frame, as a new height would re-lay the screen out.
+        key = (width, unit)
+        if key not in self._values_height:
+            frames = ([self._values_line(t, unit)] for t in range(-1, r.T))
+            self._values_height[key] = steady_height(frames, width)
+        t = min(self.frame, r.T) - 1
+        parts.append(padded([self._values_line(t, unit)], self._values_height[key], width))
         if self._clamped():
             parts.append(Text(self._clamped() + f" (this model has {r.hidden} units)",
                               style="bold"))  # fmt: skip

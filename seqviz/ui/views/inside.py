@@ -16,7 +16,7 @@ from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
-from seqviz.ui.widgets.readout import Readout
+from seqviz.ui.widgets.readout import Readout, padded, steady_height
 from seqviz.ui.widgets.scatter import ScatterPlot
 
 VERB_COLORS = {
@@ -144,6 +144,7 @@ class InsideView(SceneView):
         self.query_one("#pred-legend", PlotLegend).show_series(series)
         words = "  ".join(f"{k} {w}" for k, w in enumerate(r.words))
         self.query_one("#pred-words", Static).update(Text(words))
+        self._pred_height: dict[int, int] = {}  # width -> lines of the prediction readout
         self.query_one("#pred-readout", Readout).set_builder(self._pred_readout)
         units = self.query_one("#units-map", Heatmap)
         data = np.repeat(r.unit_traces, 2, axis=0)  # (2 * units, T): one text line per unit
@@ -237,9 +238,19 @@ class InsideView(SceneView):
         r = self.result
         if r is None:
             return Text("")
+        # As many lines in every frame (blank ones added): a new height would re-lay the
+        # screen out while the sentence is read.
+        if width not in self._pred_height:
+            frames = (self._pred_lines(t) for t in range(-1, r.T))
+            self._pred_height[width] = steady_height(frames, width)
         t = min(self.frame, r.T) - 1
-        if t < 0:  # as many lines as later (blank): a new height would re-lay the screen out
-            return Group(Text("press space or → to read the sentence", style="dim"), "", "")
+        return padded(self._pred_lines(t), self._pred_height[width], width)
+
+    def _pred_lines(self, t: int) -> list[Text]:
+        """The prediction readout after word t (t = -1: nothing read yet)."""
+        r = self.result
+        if t < 0:
+            return [Text("press space or → to read the sentence", style="dim")]
         p = "  ".join(f"P({v})={r.probs[v][t]:.3f}" for v in ("are", "is", "were", "was"))
         lines = [Text(f"after '{r.words[t]}' (t={t}): {p}")]
         detail = f"entropy {r.entropy[t]:.2f} bits"
@@ -254,8 +265,7 @@ class InsideView(SceneView):
                               style="bold"))  # fmt: skip
         elif r.right is not None and r.subject is not None and decided >= r.subject:
             lines.append(Text(f"'{r.right}' not ahead of its wrong form yet", style="bold"))
-        lines += [Text("")] * (3 - len(lines))  # a steady height while the sentence is read
-        return Group(*lines)
+        return lines
 
     def _units_readout(self, width: int) -> Any:
         r = self.result

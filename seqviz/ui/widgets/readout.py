@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
+from io import StringIO
 
-from rich.console import RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 from textual.geometry import Region, Size
@@ -19,6 +20,27 @@ def sci(value: float) -> str:
     if value in (float("inf"), float("-inf")):
         return "inf" if value > 0 else "-inf"
     return f"{value:.1e}"
+
+
+_MEASURE = Console(file=StringIO(), width=200, color_system=None)  # wraps text, draws nothing
+
+
+def wrapped_lines(texts: Sequence[Text], width: int) -> int:
+    """Lines ``texts`` take, one after the other, wrapped to ``width`` as a Readout draws them."""
+    width = max(10, width)
+    return sum(len(text.wrap(_MEASURE, width)) for text in texts)
+
+
+def steady_height(frames: Iterable[Sequence[Text]], width: int) -> int:
+    """The most lines any frame's texts take at ``width``: a readout padded to it keeps one
+    height over the animation, so no frame re-lays the screen out."""
+    return max((wrapped_lines(texts, width) for texts in frames), default=0)
+
+
+def padded(texts: Sequence[Text], height: int, width: int) -> Group:
+    """``texts`` with blank lines after them up to ``height`` lines at ``width``."""
+    blank = max(0, height - wrapped_lines(texts, width))
+    return Group(*texts, *(Text("") for _ in range(blank)))
 
 
 class Readout(Widget):
@@ -88,5 +110,7 @@ class Readout(Widget):
         return lines[y] if y < len(lines) else Strip.blank(width, self.visual_style.rich_style)
 
     def on_resize(self) -> None:
+        if self._strips is not None and self._strips_width == self.size.width:
+            return  # the same lines (they depend on the width alone): nothing to lay out again
         self._strips = None
         self.refresh(layout=True)
