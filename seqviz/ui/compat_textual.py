@@ -227,11 +227,15 @@ INTERNALS = (
     ("textual._compositor.Compositor", "render_strips"),
     ("textual._compositor.Compositor", "render_update"),
     ("textual.app.App", "_background_screens"),
+    ("textual._styles_cache.StylesCache", "get_inner_outer"),
+    ("textual._styles_cache.StylesCache", "clear"),
 )
 
 # attributes of live objects (not callables), checked on a running app in tests/test_compat.py:
 # MessagePump._message_queue, App._batch_count, Screen._compositor, Compositor.visible_widgets,
-# Compositor._dirty_regions, ChopsUpdate.chops/spans/chop_ends, LayoutUpdate.strips/region.
+# Compositor._dirty_regions, ChopsUpdate.chops/spans/chop_ends, LayoutUpdate.strips/region,
+# Widget._styles_cache, Style._link_id/_meta (DirectLines; tests/test_frame_cost.py compares it
+# with Textual's own pass).
 
 
 # --- input that ended the app (issue 10); Textual bugs, worked around here -------------------
@@ -347,3 +351,66 @@ class RegionScreen(Screen):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._compositor = RegionCompositor()
+
+
+class DirectLines:
+    """A line-API widget mixin: its lines go to the screen without Textual's StylesCache pass
+    when that pass would not change them (no border, outline, padding, tint, hatch, text
+    opacity or opacity, no hovered link), so what is shown is the same.
+
+    Textual's pass costs about as much per line as drawing it (per line it reads a dozen style
+    rules, looks the theme up and builds the strip anew, so even an unchanged line cached by
+    the widget becomes a new strip and misses the filter caches). Here the widget's strip goes
+    through the app's line filters only, and a strip the widget hands out again finds its
+    filtered form in the strip's own cache. Anything else falls back to Textual's pass.
+    """
+
+    _direct_last = False  # the last paint took the direct path (Textual's line cache is stale)
+
+    def _direct_background(self) -> Any:
+        """(base background, background) if the direct path draws this widget as Textual's
+        pass would, else None."""
+        widget: Any = self
+        styles = widget.styles
+        if widget.BLANK or any(styles.gutter) or styles.tint.a or styles.text_opacity != 1.0:
+            return None
+        if any(edge[0] for edge in styles.outline) or any(edge[0] for edge in styles.border):
+            return None
+        if styles.has_rule("hatch") and styles.hatch != "none":
+            return None
+        if widget.auto_links:
+            hover = widget.hover_style
+            if hover._link_id and hover._meta and "@click" in hover.meta:
+                return None
+        if widget.opacity != 1.0:
+            return None
+        return widget.background_colors
+
+    def render_lines(self, crop: Region) -> list[Any]:
+        widget: Any = self
+        colors = self._direct_background()
+        if colors is None:
+            if self._direct_last:
+                widget._styles_cache.clear()  # it missed the refreshes of the direct paints
+                self._direct_last = False
+            return super().render_lines(crop)  # type: ignore[misc]
+        self._direct_last = True
+        base_background, background = colors
+        width = widget.region.width
+        filters = widget.get_line_filters()
+        inner = None
+        strips = []
+        for y in crop.line_range:
+            strip = widget.render_line(y)
+            if strip.cell_length != width:
+                if inner is None:  # Textual pads a short line with the widget's background
+                    inner = widget._styles_cache.get_inner_outer(base_background, background)
+                    inner = inner[0].rich_style
+                strip = strip.adjust_cell_length(width, inner)
+            for line_filter in filters:
+                strip = strip.apply_filter(line_filter, background)
+            strips.append(strip)
+        if crop.column_span != (0, width):
+            x1, x2 = crop.column_span
+            strips = [strip.crop(x1, x2) for strip in strips]
+        return strips

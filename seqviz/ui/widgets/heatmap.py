@@ -11,6 +11,7 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from seqviz.ui.compat_textual import DirectLines
 from seqviz.ui.widgets.axes import TIME_STEPS, UNIT_STEPS, axis_ticks, cell_of
 from seqviz.ui.widgets.colormap import Colormap, diverging
 from seqviz.ui.widgets.runs import RunLine
@@ -21,6 +22,7 @@ CURSOR_SEGMENT = Segment(CURSOR, Style(color="#ffd54f", bold=True))
 BLANK_SEGMENT = Segment(" ")
 TICK_STYLE = Style(color="#9e9e9e")
 MIN_PLOT = 8  # narrower than this, the unit labels give their columns back to the map
+STRIP_CACHE = 1024  # drawn lines kept per heatmap (line, edge); a replay draws none anew
 
 
 def gutter_width(width: int, label_width: int, axes: bool = True) -> int:
@@ -38,7 +40,7 @@ def _index_map(n_data: int, n_cells: int, whole: bool = False) -> np.ndarray:
     return (np.arange(n_cells) * n_data // n_cells).astype(np.int64)
 
 
-class Heatmap(Widget):
+class Heatmap(DirectLines, Widget):
     """A (rows x columns) array as coloured half-blocks; columns past ``visible`` stay blank.
 
     Rows are units, columns are time steps. The left gutter labels units (a label names one of the
@@ -76,6 +78,8 @@ class Heatmap(Widget):
         self._labels: str | tuple[str, ...] = ""
         self._cursor: int | None = None
         self._lines: dict[int, RunLine] = {}
+        self._strips: dict[tuple[int, int, bool], Strip] = {}  # (line, edge, from end) -> drawn
+        self._edge_now: int | None = None  # _edge() until the columns or the layout change
         self._layout_key: tuple[int, int, int, int] | None = None
         self._row_map = np.zeros(0, dtype=np.int64)
         self._col_map = np.zeros(0, dtype=np.int64)
@@ -108,6 +112,7 @@ class Heatmap(Widget):
         before = self._shown_edge()
         self._visible = columns
         self._from_end = from_end
+        self._edge_now = None
         after = self._shown_edge()
         if before is None or after is None or before[1] != after[1]:
             self.refresh()
@@ -127,12 +132,16 @@ class Heatmap(Widget):
 
     def _edge(self) -> int:
         """The map cell where the shown columns end (from the end: where they start)."""
-        cols, n = self._col_map, len(self._col_map)
-        if not n:
-            return 0
-        if self._from_end:
-            return int(np.searchsorted(cols, self.shape[1] - self._visible, side="left"))
-        return min(n, int(np.searchsorted(cols, self._visible, side="left")))
+        if self._edge_now is None:
+            cols, n = self._col_map, len(self._col_map)
+            if not n:
+                self._edge_now = 0
+            elif self._from_end:
+                start = self.shape[1] - self._visible
+                self._edge_now = int(np.searchsorted(cols, start, side="left"))
+            else:
+                self._edge_now = min(n, int(np.searchsorted(cols, self._visible, side="left")))
+        return self._edge_now
 
     def set_labels(self, labels: str | Sequence[str]) -> None:
         """One label per data column (the input's characters, or its words), drawn under the map
@@ -165,6 +174,8 @@ class Heatmap(Widget):
     # --- drawing -------------------------------------------------------------------------------
     def _invalidate(self) -> None:
         self._lines.clear()
+        self._strips.clear()
+        self._edge_now = None
         self._layout_key = None
         self.refresh()
 
@@ -215,6 +226,8 @@ class Heatmap(Widget):
             self._x_ticks = axis_ticks(self._col_map, x_values, gap=gap, steps=TIME_STEPS,
                                        along=True, limit=plot_width)  # fmt: skip
         self._lines.clear()
+        self._strips.clear()
+        self._edge_now = None
 
     @property
     def x_ticks(self) -> list[tuple[int, int]]:
@@ -316,6 +329,18 @@ class Heatmap(Widget):
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
+        """Line y as this frame shows it: drawn once per revealed edge, then reused (a frame
+        that moves the edge back, a replay, redraws no line); any change of data, colours,
+        labels, cursor or size empties the cache (``_invalidate``, ``_layout``)."""
+        key = (y, self._edge(), self._from_end)
+        strip = self._strips.get(key)
+        if strip is None:
+            if len(self._strips) >= STRIP_CACHE:
+                self._strips.clear()
+            strip = self._strips[key] = self._draw_line(y)
+        return strip
+
+    def _draw_line(self, y: int) -> Strip:
         width, height = self._paint_size
         if self._tick_line_now and y == height - 1:
             return self._ticks_strip().extend_cell_length(width)

@@ -19,6 +19,7 @@ from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
 from seqviz.ui.compat_plotext import build_grid, colors_to_ansi, set_size, theme_name
+from seqviz.ui.compat_textual import DirectLines
 from seqviz.ui.widgets.runs import RunLine, joined
 
 CIRCLE_COLOR = (120, 120, 120)
@@ -51,6 +52,7 @@ def _int_ticks(lo: float, hi: float, count: int) -> list[float]:
 
 
 RENDER_CACHE_SIZE = 64
+CUT_CACHE_SIZE = 256  # a growing plot's frames kept as strips (picture pair, cut, width)
 HD_MARKERS = ("hd", "fhd", "braille")  # plotext markers with two sub-columns per cell
 
 
@@ -83,7 +85,7 @@ class Picture:
         return cls((RunLine([Segment(text, Style(dim=True))], [len(text)]),), (0, 0))
 
 
-class SafePlot(PlotextPlot):
+class SafePlot(DirectLines, PlotextPlot):
     """A PlotextPlot drawn with Textual's line API; drawing errors become a one-line message.
 
     Building a plotext figure is most of a plot's cost, and its ANSI text is not needed: the
@@ -98,6 +100,8 @@ class SafePlot(PlotextPlot):
         self._pictures: OrderedDict[Hashable, Picture] = OrderedDict()
         self._paint_lines: list[Strip] = []
         self._paint_width = 0
+        self._picture_strips: tuple[Picture | None, int, list[Strip]] = (None, 0, [])
+        self._blank = Strip.blank(0)
 
     def on_unmount(self) -> None:
         # textual-plotext subscribes each plot to the app's theme signal with a callback that
@@ -144,9 +148,18 @@ class SafePlot(PlotextPlot):
         ]
         return Picture(tuple(lines), grid.canvas)
 
-    @staticmethod
-    def _strips(picture: Picture, width: int) -> list[Strip]:
-        return [Strip(line.cells(0, width), min(width, line.length)) for line in picture.lines]
+    def _strips(self, picture: Picture, width: int) -> list[Strip]:
+        """The picture's lines as strips of ``width`` cells (the last picture's are kept: a paint
+        that shows it again hands out the same strips, whose filtered forms are cached)."""
+        last, last_width, strips = self._picture_strips
+        if last is picture and last_width == width:
+            return strips
+        strips = [
+            Strip(line.cells(0, width), min(width, line.length)).extend_cell_length(width)
+            for line in picture.lines
+        ]
+        self._picture_strips = (picture, width, strips)
+        return strips
 
     def _lines(self, width: int, height: int) -> list[Strip]:
         """The strips of this paint (all of the picture, unless a subclass cuts it)."""
@@ -157,13 +170,14 @@ class SafePlot(PlotextPlot):
         width, height = self.size
         self._paint_width = width
         self._paint_lines = self._lines(width, height)
+        if self._blank.cell_length != width:
+            self._blank = Strip.blank(width)
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
-        width = self._paint_width
         if y < len(self._paint_lines):
-            return self._paint_lines[y].extend_cell_length(width)
-        return Strip.blank(width)
+            return self._paint_lines[y]
+        return self._blank
 
 
 class SeriesPlot(SafePlot):
@@ -192,6 +206,8 @@ class SeriesPlot(SafePlot):
         self._cut_canvas: tuple[int, int] | None = None  # the last cut frame's plot area
         self._cut_size = Size(0, 0)
         self._paint_height = 0
+        # (cut, width) -> (full picture, empty picture, strips): a frame shown again is reused
+        self._cut_strips: dict[tuple[int, int], tuple[Picture, Picture, list[Strip]]] = {}
 
     def set_series(self, series: Sequence[Series], *, xlim: tuple[float, float] | None = None,
                    ylim: tuple[float, float] | None = None) -> None:  # fmt: skip
@@ -267,10 +283,17 @@ class SeriesPlot(SafePlot):
             return self._strips(self._picture(upto, width, height), width)
         self._cut_canvas = full.canvas
         cut = self._reveal_column(full.canvas, upto)
-        return [
-            Strip(joined(f.cells(0, cut), e.cells(cut, width)))
+        cached = self._cut_strips.get((cut, width))
+        if cached is not None and cached[0] is full and cached[1] is empty:
+            return cached[2]
+        strips = [
+            Strip(joined(f.cells(0, cut), e.cells(cut, width))).extend_cell_length(width)
             for f, e in zip(full.lines, empty.lines, strict=True)
         ]
+        if len(self._cut_strips) >= CUT_CACHE_SIZE:
+            self._cut_strips.clear()
+        self._cut_strips[(cut, width)] = (full, empty, strips)
+        return strips
 
     def _reveal_column(self, canvas: tuple[int, int], upto: int) -> int:
         """The first column right of the newest shown point, mapped the way plotext maps x."""
