@@ -110,7 +110,5 @@ class Readout(Widget):
         return lines[y] if y < len(lines) else Strip.blank(width, self.visual_style.rich_style)
 
     def on_resize(self) -> None:
-        if self._strips is not None and self._strips_width == self.size.width:
-            return  # the same lines (they depend on the width alone): nothing to lay out again
         self._strips = None
         self.refresh(layout=True)
