@@ -51,9 +51,12 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message.rstrip('.')}; see `{self.prog} --help`")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: bool = True) -> argparse.ArgumentParser:
+    """The command line; ``commands=False``: only the app's own options and no help (what
+    `seqviz` with no command needs, without importing every command module)."""
     parser = Parser(
         prog="seqviz",
+        add_help=commands,
         description="Watch recurrent networks think: hidden states, gates, gradients through "
         "time and decoding trees. With no command, opens the app.",
     )
@@ -67,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="set a scene parameter, e.g. --set rho=1.2 (repeatable)",
     )
     parser.add_argument("--weights", help="open the gates scene on a saved model (.pt or .npz)")
+    if not commands:
+        return parser
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
@@ -79,10 +84,22 @@ def _launch_app(args: argparse.Namespace) -> int:
     return launch(args)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+def _app_args(argv: Sequence[str] | None) -> argparse.Namespace | None:
+    """The parsed options when ``argv`` only opens the app (no command, no --help), else None.
+
+    Opening the app is the launch users wait for: this skips importing the command modules.
+    Anything else (a command, --help, a bad option) goes to the full parser, which words it.
+    """
     try:
-        args = parser.parse_args(argv)
+        args, rest = build_parser(commands=False).parse_known_args(argv)
+    except UsageError:
+        return None
+    return None if rest else args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = _app_args(argv) or build_parser().parse_args(argv)
         func = getattr(args, "func", None) or _launch_app
         return int(func(args) or 0)
     except (UsageError, ValueError, FileNotFoundError) as exc:

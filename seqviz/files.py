@@ -6,7 +6,6 @@ import math
 import os
 import tempfile
 import time
-import zipfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -146,6 +145,8 @@ def read_npz(path: str | os.PathLike[str], what: str, noun: str = "file") -> dic
     compression ratio, dtype and header shape are checked before its data is read, so a zip
     bomb or a header claiming 10^12 values is refused without allocating it.
     """
+    import zipfile  # here: the app's first frame reads no archive
+
     cap = FILE_CAPS["weights"]
     p = check_regular(path, noun, cap)
     name = shown(p)

@@ -55,3 +55,43 @@ def test_decoding_engine_and_scene_computations_import_no_ui_library():
     leaked = [m for m in modules if m.split(".")[0] in UI]
     assert not leaked, leaked
     assert "seqviz.scenes.decoding" in modules and "seqviz.scenes.gates" in modules
+
+
+def test_seqviz_imports_only_what_its_first_frame_needs():
+    # `seqviz` (no command) up to its first frame, as the launch runs it: the app in a headless
+    # terminal until the first scene's first result is drawn. Each module below was imported
+    # eagerly once and cost launch time; this fails if one of them comes back.
+    code = (
+        "import asyncio, json, sys\n"
+        "from seqviz.commands import terminal\n"
+        "terminal.check_terminal = lambda: None\n"
+        "drawn = []\n"
+        "def run_app(app):\n"
+        "    async def first_frame():\n"
+        "        async with app.run_test(size=(160, 50)):\n"
+        "            await app.until_ready()\n"
+        "            drawn.append(app.result is not None)\n"
+        "    asyncio.run(first_frame())\n"
+        "    return 0\n"
+        "terminal.run_app = run_app\n"
+        "from seqviz.cli import main\n"
+        "main([])\n"
+        "print(json.dumps({'drawn': drawn, 'modules': sorted(sys.modules)}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    report = json.loads(out.stdout.splitlines()[-1])
+    modules = set(report["modules"])
+    assert report["drawn"] == [True]  # the check really reached the first frame
+    assert "seqviz.ui.views.vanishing" in modules
+    commands = {m for m in modules if m.startswith("seqviz.commands.")}
+    assert commands == {"seqviz.commands.app", "seqviz.commands.terminal"}  # not every command
+    lazy = {
+        "seqviz.dynamics.fixedpoints",  # seqviz.dynamics imports its parts on first use
+        "seqviz.dynamics.lyapunov",
+        "zipfile",  # seqviz.files reads archives on first use
+        "textual.drivers.web_driver",  # only `seqviz serve` uses it
+        "numba",
+        "scipy",
+        "torch",
+    }
+    assert not modules & lazy, sorted(modules & lazy)

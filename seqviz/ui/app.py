@@ -64,6 +64,7 @@ DEFAULT_SPEED = 20.0  # frames per second, unless the scene sets its own pace
 COMPACT_WIDTH = 120
 COMPACT_HEIGHT = 34
 COMPILING = "compiling kernels (first launch only)…"
+FIRST_FRAME_HOLD = 1.0  # seconds the first paint may wait for the first result
 
 
 class SeqvizApp(App[None]):
@@ -113,6 +114,7 @@ class SeqvizApp(App[None]):
         self._values: dict[str, Any] = {name: s.defaults() for name, s in scenes().items()}
         self._values[first.name] = first.make(values)
         self.scene: Scene = first
+        self.sub_title = first.title  # set now: once running, setting it repaints the screen
         self.animation_enabled = animate
         self._speed_given = speed  # an explicit speed holds in every scene
         self._speeds: dict[str, float] = {}  # speeds the user picked, per scene
@@ -134,6 +136,7 @@ class SeqvizApp(App[None]):
         self._stream: StreamControl | None = None  # steers the current scene's live compute
         self._stream_done = False
         self._kernel_status: KernelStatus | None = None
+        self._held: Timer | None = None  # the first frame waits for the first result
         if warm_kernels:
             self._kernel_status = KernelStatus(self)
         self._probe = launch_probe()  # `seqviz bench --ui` timing this launch, else None
@@ -157,14 +160,29 @@ class SeqvizApp(App[None]):
         yield FittingFooter()
 
     async def on_mount(self) -> None:
+        self._hold_first_frame()
         self._timer = self.set_interval(1 / self.speed, self._tick, pause=True)
         self._apply_size_classes()
-        await self._sync_view()
+        # The first result computes while the view mounts, so the first frame shows it.
         self._request_compute()
+        await self._sync_view()
         if self._autoplay:
             self.play()
         if self._kernel_status is not None:
             self._kernel_timer = self.set_interval(0.25, self._poll_kernels)
+
+    def _hold_first_frame(self) -> None:
+        """Paint nothing until the first result is in (at most FIRST_FRAME_HOLD seconds): the
+        screen is drawn once, with the result, instead of empty and then again."""
+        self._begin_batch()
+        self._held = self.set_timer(FIRST_FRAME_HOLD, self._release_first_frame)
+
+    def _release_first_frame(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            held.stop()
+            self._end_batch()
+            self.screen.refresh()
 
     def _poll_kernels(self) -> None:
         if self._kernel_status is not None and self._kernel_status.poll():
@@ -456,6 +474,7 @@ class SeqvizApp(App[None]):
         self.query_one("#notice", Static).display = False
         self._result_ready.set()
         self._update_status()
+        self._release_first_frame()
 
     def _show_pending(self) -> None:
         message = self._pending
@@ -496,6 +515,7 @@ class SeqvizApp(App[None]):
                 self.playback.playing = False
                 self._stream_finished.set()
         self._update_status()
+        self._release_first_frame()
 
     async def _sync_view(self) -> None:
         """Mount the current scene's view and controls if another scene's are showing."""
@@ -526,7 +546,8 @@ class SeqvizApp(App[None]):
                     ("? help · ctrl+p set by name", "dim"),
                 )  # fmt: skip
             )
-            self.sub_title = scene.title
+            if self.sub_title != scene.title:
+                self.sub_title = scene.title
         finally:
             self._rebuilding = False
         if self.scene.name != scene.name:

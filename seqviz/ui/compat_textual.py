@@ -9,6 +9,9 @@ from __future__ import annotations
 import asyncio
 import codecs
 import functools
+import importlib
+import os
+import sys
 from typing import Any
 
 from rich.cells import cell_len
@@ -266,15 +269,23 @@ def _replacing_decoder(encoding: str) -> Any:
     return functools.partial(codecs.getincrementaldecoder(encoding), errors="replace")
 
 
+WEB_DRIVER = "textual.drivers.web_driver"
+
+
 def install_input_fixes() -> None:
     """Apply both workarounds (idempotent); SeqvizApp calls it when its module is imported."""
-    from textual.drivers import linux_driver, web_driver
+    from textual.drivers import linux_driver
     from textual.widgets import OptionList
 
     move_page = getattr(OptionList, "_move_page", None)
     if move_page is not None and not getattr(move_page, "_seqviz_safe", False):
         OptionList._move_page = _page_without_layout(move_page)  # type: ignore[method-assign]
-    for module in (linux_driver, web_driver):
+    modules: list[Any] = [linux_driver]
+    # The web driver (`seqviz serve`: textual-serve names it in TEXTUAL_DRIVER) is imported
+    # only when it is used: importing it costs a terminal launch time for nothing.
+    if "web_driver" in os.environ.get("TEXTUAL_DRIVER", "") or WEB_DRIVER in sys.modules:
+        modules.append(importlib.import_module(WEB_DRIVER))
+    for module in modules:
         if hasattr(module, "getincrementaldecoder"):
             module.getincrementaldecoder = _replacing_decoder  # type: ignore[attr-defined]
 
@@ -351,6 +362,17 @@ class RegionScreen(Screen):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._compositor = RegionCompositor()
+
+    def _compositor_refresh(self) -> None:
+        """Textual renders an update even inside ``App.batch_update`` and then drops it
+        (``App._display`` shows nothing while a batch is open): at start-up three such renders
+        of the whole screen were thrown away. Skip the render; the screen repaints whole once
+        the batch ends (its dirty regions are kept)."""
+        app = self.app
+        if app._batch_count and self is app.screen and not app.is_inline:
+            self._repaint_required = True
+            return
+        super()._compositor_refresh()
 
 
 class DirectLines:

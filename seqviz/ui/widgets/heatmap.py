@@ -180,7 +180,10 @@ class Heatmap(DirectLines, Widget):
         self.refresh()
 
     def on_resize(self) -> None:
-        self._invalidate()
+        # Lines are built per size (``_layout``). A new widget gets its Resize after its first
+        # paint at that size; drawing it all again then only delayed the app's first frame.
+        if self.size != self._paint_size:
+            self._invalidate()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         lines = max(1, (self.shape[0] + 1) // 2)
