@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from rich.style import Style
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.widget import Widget
@@ -131,3 +132,59 @@ async def test_the_direct_path_draws_what_textual_draws_and_steps_aside_for_styl
         tinted = _drawn(heatmap)
         assert tinted == _textual_drawn(heatmap)
         assert tinted[0][0][0] == " "  # the padding is drawn
+
+
+async def test_a_keyed_readout_draws_each_key_once_and_a_new_builder_anew() -> None:
+    state = {"n": 0}
+    calls: list[int] = []
+
+    def builder(width: int) -> Text:
+        calls.append(state["n"])
+        return Text(f"value {state['n']}")
+
+    readout = Readout()
+    async with _Host(readout).run_test(size=(30, 4)) as pilot:
+        readout.set_builder(builder, key=lambda: state["n"])
+        await pilot.pause()
+
+        def shown() -> str:
+            return readout.render_line(0).text.rstrip()
+
+        assert shown() == "value 0"
+        state["n"] = 1
+        readout.rebuild()
+        assert shown() == "value 1"  # a new key: drawn anew
+        drawn = len(calls)
+        state["n"] = 0
+        readout.rebuild()
+        assert shown() == "value 0" and len(calls) == drawn  # a key seen before: kept lines
+        readout.set_builder(lambda width: Text(f"other {state['n']}"), key=lambda: state["n"])
+        assert shown() == "other 0"  # a new builder forgets the kept lines
+        await pilot.resize_terminal(40, 4)  # another width: drawn anew, same text
+        await pilot.pause()
+        assert shown() == "other 0" and readout._strips_width == 40
+
+
+async def test_the_gates_readout_follows_the_unit_at_the_same_frame(make_app):
+    # Its lines are kept per (frame, unit, compact): a unit change at the same frame shows the
+    # new unit's values, and going back shows the first unit's again.
+    app = make_app("gates")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.until_ready()
+        app.seek(3)
+        await paint_now(app, pilot)
+        readout = app.query_one("#gates-readout", Readout)
+
+        def values_line() -> str:
+            return next(s.text for s in readout._lines(readout.size.width) if "t=3" in s.text)
+
+        first = values_line()
+        assert first.startswith("unit 0,")
+        app.set_param("unit", 5)
+        await app.until_ready()
+        await paint_now(app, pilot)
+        assert values_line().startswith("unit 5,")
+        app.set_param("unit", 0)
+        await app.until_ready()
+        await paint_now(app, pilot)
+        assert values_line() == first

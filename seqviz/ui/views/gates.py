@@ -155,7 +155,7 @@ class GatesView(SceneView):
         self._names = names
         self._values_height: dict[tuple[int, int], int] = {}  # (width, unit) -> lines
         self._show_unit()
-        self.query_one("#gates-readout", Readout).set_builder(self._readout)
+        self.query_one("#gates-readout", Readout).set_builder(self._readout, self._readout_key)
 
     def _series(self, name: str) -> np.ndarray:
         r = self.result
@@ -237,6 +237,11 @@ class GatesView(SceneView):
         ch = r.tokens[t] if r.tokens else r.text[t]
         values = "  ".join(f"{n}={self._series(n)[t, unit]:+.2f}" for n in self._names)
         return Text(f"unit {unit}, t={t + 1} '{ch}': {values}")
+
+    def _readout_key(self) -> tuple[int, int, bool]:
+        """What the readout shows besides the result: the frame, the unit asked for, the size."""
+        v = self.values or self.result.values
+        return (self.frame, int(v.unit), self.screen.has_class("-compact"))
 
     def _readout(self, width: int) -> Any:
         r = self.result

@@ -145,7 +145,8 @@ class InsideView(SceneView):
         words = "  ".join(f"{k} {w}" for k, w in enumerate(r.words))
         self.query_one("#pred-words", Static).update(Text(words))
         self._pred_height: dict[int, int] = {}  # width -> lines of the prediction readout
-        self.query_one("#pred-readout", Readout).set_builder(self._pred_readout)
+        pred = self.query_one("#pred-readout", Readout)
+        pred.set_builder(self._pred_readout, key=lambda: self.frame)  # the result and the frame
         units = self.query_one("#units-map", Heatmap)
         data = np.repeat(r.unit_traces, 2, axis=0)  # (2 * units, T): one text line per unit
         units.set_data(data, diverging(max(1.0, symmetric_limit(data))))

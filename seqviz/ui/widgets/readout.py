@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from io import StringIO
 
 from rich.console import Console, Group, RenderableType
@@ -22,6 +22,7 @@ def sci(value: float) -> str:
     return f"{value:.1e}"
 
 
+DRAWN_CACHE = 256  # drawn line sets a keyed readout keeps
 _MEASURE = Console(file=StringIO(), width=200, color_system=None)  # wraps text, draws nothing
 
 
@@ -48,7 +49,9 @@ class Readout(Widget):
 
     The renderable is drawn once per content and width and kept as strips, which also give the
     height; so new numbers cost one Rich render, and a layout pass of the screen only when the
-    number of lines changes.
+    number of lines changes. A builder given a ``key`` (what its output depends on besides the
+    width, e.g. the frame) has its drawn lines kept per key, so a frame shown again is not drawn
+    anew; a new builder forgets them.
     """
 
     DEFAULT_CSS = """
@@ -63,9 +66,16 @@ class Readout(Widget):
         self._builder: Callable[[int], RenderableType] = lambda width: Text("")
         self._strips: list[Strip] | None = None
         self._strips_width = 0
+        self._key: Callable[[], Hashable] | None = None
+        self._drawn: dict[Hashable, list[Strip]] = {}  # (key, width, theme) -> lines
 
-    def set_builder(self, builder: Callable[[int], RenderableType]) -> None:
+    def set_builder(self, builder: Callable[[int], RenderableType],
+                    key: Callable[[], Hashable] | None = None) -> None:  # fmt: skip
+        """Show ``builder(width)``; ``key()``, if given, must change whenever the builder's
+        output would (for the same width)."""
         self._builder = builder
+        self._key = key
+        self._drawn.clear()
         self.rebuild()
 
     def rebuild(self) -> None:
@@ -90,6 +100,10 @@ class Readout(Widget):
     def _lines(self, width: int) -> list[Strip]:
         if self._strips is not None and self._strips_width == width:
             return self._strips
+        key = None if self._key is None else (self._key(), width, self.app.theme)
+        if key is not None and key in self._drawn:
+            self._strips, self._strips_width = self._drawn[key], width
+            return self._strips
         # As Textual draws a Rich renderable in a widget (RichVisual), without a second pass.
         app = self.app
         style = self.visual_style
@@ -99,6 +113,10 @@ class Readout(Widget):
         lines = Segment.split_and_crop_lines(segments, width, include_new_lines=False, pad=False)
         self._strips = [Strip(line) for line in lines]
         self._strips_width = width
+        if key is not None:
+            if len(self._drawn) >= DRAWN_CACHE:
+                self._drawn.clear()
+            self._drawn[key] = self._strips
         return self._strips
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
