@@ -535,7 +535,9 @@ class SeqvizApp(App[None]):
             await slot.mount(view)
             self._view = view
             await self.query_one(ParamPanel).show_scene(scene, self.values)
-            self.call_after_refresh(self._focus_first_param)
+            # After the view's own focus request (a widget's focus() is a call_later too), and
+            # before the next paint: the first frame shows the focused row, painted once.
+            self.call_later(self._focus_first_param)
             self.query_one(SceneBar).set_active(scene.name)
             self.query_one("#scene-info", Static).update(
                 Text.assemble(
