@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from seqviz.cli import main
-from seqviz.models.seq2seq import Seq2Seq
+from seqviz.models.seq2seq import Seq2Seq, Seq2SeqConfig
 from seqviz.models.seq2seq_train import Seq2SeqTrainConfig, make_batches, new_model
 from seqviz.models.translate import evaluate, load_curve, load_seq2seq
 from seqviz.tasks.translation import pairs, reference
@@ -83,7 +83,8 @@ def test_run_bottleneck_json(capsys):
 def test_training_lowers_the_loss_and_the_checkpoint_reloads(tmp_path):
     from seqviz.training import FitConfig, fit
 
-    cfg = Seq2SeqTrainConfig(hidden=12, emb=6, pairs=48, batch=8, max_len=8)
+    cfg = Seq2SeqTrainConfig(Seq2SeqConfig("gru", hidden=12, emb=6), pairs=48, batch=8, max_len=8)
+    assert cfg.record()["hidden"] == 12 and cfg.record()["attention"]  # the flat meta entry
     model = new_model(cfg)
     data = next(iter(make_batches(model, cfg, 1)(1, np.random.default_rng(5))))
     before = model.loss_and_grads(data)[0]

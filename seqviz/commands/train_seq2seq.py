@@ -53,13 +53,14 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     from seqviz.commands.options import interrupted_note
+    from seqviz.models.seq2seq import Seq2SeqConfig
     from seqviz.models.seq2seq_train import Seq2SeqTrainConfig, make_batches, new_model, ratio_at
     from seqviz.training import Callback, EpochInfo, FitConfig, Update, fit
 
+    arch = Seq2SeqConfig(cell=args.cell, hidden=args.hidden, emb=args.emb,
+                         attention=args.attention, reverse=args.reverse_source)  # fmt: skip
     config = Seq2SeqTrainConfig(
-        cell=args.cell, hidden=args.hidden, emb=args.emb, attention=args.attention,
-        reverse=args.reverse_source,
-        teacher_forcing=args.teacher_forcing, pairs=args.pairs, batch=args.batch,
+        model=arch, teacher_forcing=args.teacher_forcing, pairs=args.pairs, batch=args.batch,
         max_len=args.max_len, seed=args.seed,
     )  # fmt: skip
     out = Path(args.out)
@@ -71,9 +72,9 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     n_params = sum(v.size for v in model.weights.values())
     console.print(
-        f"seq2seq {'with' if config.attention else 'without'} attention"
-        f"{', source read backwards' if config.reverse else ''}: {config.cell} hidden "
-        f"{config.hidden}, embedding {config.emb}, {n_params:,} weights; {config.pairs} pairs "
+        f"seq2seq {'with' if arch.attention else 'without'} attention"
+        f"{', source read backwards' if arch.reverse else ''}: {arch.cell} hidden "
+        f"{arch.hidden}, embedding {arch.emb}, {n_params:,} weights; {config.pairs} pairs "
         f"per epoch, lr {args.lr:g}, clip {args.clip:g}, teacher forcing {config.teacher_forcing:g}"
     )
     steps = -(-config.pairs // config.batch)

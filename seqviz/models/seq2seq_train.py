@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
@@ -16,13 +16,10 @@ Batch = list[tuple[np.ndarray, np.ndarray]]
 
 @dataclass(frozen=True)
 class Seq2SeqTrainConfig:
-    """Model and data settings of one run (the loop's own settings are in FitConfig)."""
+    """The model to train and the data settings of one run (the loop's own settings are in
+    FitConfig). Its defaults are the shipped models' sizes, not Seq2SeqConfig's."""
 
-    cell: str = "gru"
-    hidden: int = 48
-    emb: int = 24
-    attention: bool = True
-    reverse: bool = False  # the encoder reads the source backwards
+    model: Seq2SeqConfig = Seq2SeqConfig(cell="gru", hidden=48, emb=24)
     teacher_forcing: float = 1.0  # final ratio; scheduled sampling decays 1 -> this over epochs
     pairs: int = 4000  # fresh training pairs per epoch
     batch: int = 16
@@ -31,7 +28,6 @@ class Seq2SeqTrainConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        _ = self.model_config  # builds (and so validates) the architecture
         tf = self.teacher_forcing
         if not (isinstance(tf, (int, float)) and math.isfinite(tf) and 0.0 <= tf <= 1.0):
             raise ValueError(f"teacher-forcing must be a ratio from 0 to 1, got {tf}.")
@@ -41,16 +37,17 @@ class Seq2SeqTrainConfig:
                 raise ValueError(f"{name} must be a whole number >= 1, got {v!r}.")
         task.check_lengths(self.min_len, self.max_len)
 
-    @property
-    def model_config(self) -> Seq2SeqConfig:
-        return Seq2SeqConfig(self.cell, self.hidden, self.emb, self.attention, self.reverse)
+    def record(self) -> dict:
+        """The settings as one flat dict (the `train` entry a saved model's meta keeps)."""
+        rest = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "model"}
+        return {**asdict(self.model), **rest}
 
 
 def new_model(config: Seq2SeqTrainConfig, name: str = "seq2seq") -> Seq2Seq:
     """An untrained model over the task's vocabularies, remembering how it was trained."""
-    meta = {"task": "translation", "max_source_len": task.MAX_LEN, "train": asdict(config)}
+    meta = {"task": "translation", "max_source_len": task.MAX_LEN, "train": config.record()}
     return Seq2Seq.random(
-        config.model_config, task.source_vocab(), (BOS, EOS, *task.target_vocab()),
+        config.model, task.source_vocab(), (BOS, EOS, *task.target_vocab()),
         seed=config.seed, name=name, meta=meta,
     )  # fmt: skip
 
