@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from seqviz.scenes.base import ParamSpec, Scene
+
+if TYPE_CHECKING:
+    from seqviz.training.live import CellChunk
 
 CELL_SETS = ("rnn lstm", "rnn lstm gru", "rnn gru", "lstm gru", "rnn", "lstm", "gru")
 
@@ -33,29 +34,11 @@ SPECS = (
 
 
 @dataclass(frozen=True)
-class CellState:
-    """One cell's curves so far and what its last update saw."""
-
-    cell: str
-    loss: np.ndarray  # (n,) batch loss per update (nan where not finite)
-    accuracy: np.ndarray  # (n,) running accuracy over the last 50 updates
-    norm: np.ndarray  # (n,) global gradient norm before clipping
-    clipped: np.ndarray  # (n,) bool
-    finite: np.ndarray  # (n,) bool
-    grad_back: np.ndarray  # (T,) mean over the batch of |dL/dh| k = 0..T-1 steps back
-    forget: np.ndarray | None  # (d, T) LSTM forget gate per unit over time, batch mean
-    probs: np.ndarray  # (C,) the current prediction on the sample sequence
-    first_reached: int | None
-    first_nan: int | None
-    first_spike: int | None
-
-
-@dataclass(frozen=True)
 class TrainingResult:
     values: Any
     step: int  # updates done
     done: bool  # the last result of the stream (steps reached)
-    cells: tuple[CellState, ...]
+    cells: tuple[CellChunk, ...]  # each holding its whole curves so far
     sample: tuple[str, ...]  # the sample sequence's inputs as words
     target: int  # its right answer
     classes: tuple[str, ...]
@@ -69,7 +52,7 @@ class TrainingResult:
     def T(self) -> int:
         return len(self.sample)
 
-    def cell(self, name: str) -> CellState | None:
+    def cell(self, name: str) -> CellChunk | None:
         return next((c for c in self.cells if c.cell == name), None)
 
     def events(self) -> list[str]:
@@ -93,23 +76,9 @@ def _config(v: Any) -> Any:
 
 def _result(chunk: Any, curves: Any, values: Any, task: Any, sample: Any) -> TrainingResult:
     """What the scene shows after ``chunk``: the whole curves and the chunk's diagnostics."""
-    cells = tuple(
-        CellState(
-            cell=c.cell,
-            loss=curves.view(c.cell, "loss"),
-            accuracy=curves.view(c.cell, "accuracy"),
-            norm=curves.view(c.cell, "norm"),
-            clipped=curves.view(c.cell, "clipped"),
-            finite=curves.view(c.cell, "finite"),
-            grad_back=c.grad_back,
-            forget=c.forget,
-            probs=c.probs,
-            first_reached=c.first_reached,
-            first_nan=c.first_nan,
-            first_spike=c.first_spike,
-        )
-        for c in chunk.cells
-    )
+    from seqviz.training.live import FIELDS
+
+    cells = tuple(replace(c, **{f: curves.view(c.cell, f) for f in FIELDS}) for c in chunk.cells)
     return TrainingResult(
         values=values, step=chunk.step, done=chunk.step >= values.steps, cells=cells,
         sample=sample.tokens[0], target=int(sample.y[0]), classes=task.classes, key=sample.key,

@@ -27,11 +27,13 @@ def sample_batch(task: LagTask, seed: int) -> LagBatch:
 
 @dataclass(frozen=True)
 class CellChunk:
-    """One cell's new curve points since the previous chunk and what its last update saw."""
+    """One cell's curve points and what its last update saw. In a `Chunk` the curves (FIELDS)
+    hold the k updates new since the previous chunk; the training scene's result holds the same
+    type with the whole curves so far (n updates), as views from `Curves`."""
 
     cell: str
-    loss: np.ndarray  # (k,) batch loss of each new update
-    accuracy: np.ndarray  # (k,) running accuracy after each new update
+    loss: np.ndarray  # (k,) batch loss of each update (nan where not finite)
+    accuracy: np.ndarray  # (k,) running accuracy over the last 50 updates, after each update
     norm: np.ndarray  # (k,) global gradient norm before clipping
     clipped: np.ndarray  # (k,) bool
     finite: np.ndarray  # (k,) bool
