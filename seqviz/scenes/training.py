@@ -97,6 +97,7 @@ def _steer(trainer: Any, values: Any, control: Any) -> Iterator[TrainingResult]:
     sample = sample_batch(task, values.seed)
     curves = Curves()
     trainer.send(0, values.lr, values.clip)  # the state before the first update
+    owed_from, step = 0, 0  # steps granted while paused (chunk on its way), updates before it
     while True:
         chunk = trainer.receive(lambda: control.cancelled)
         if chunk is None:
@@ -104,8 +105,13 @@ def _steer(trainer: Any, values: Any, control: Any) -> Iterator[TrainingResult]:
         curves.add(chunk)
         live = control.values
         left = values.steps - chunk.step
-        if left > 0 and (n := control.try_take(left)):
+        # A chunk stops after its time budget. While running, the rest is simply asked for
+        # again (or not, once paused); steps granted while paused are owed until all are done.
+        owed, step = min(owed_from - (chunk.step - step), left), chunk.step
+        n = owed if owed > 0 else (control.try_take(left) if left > 0 else 0)
+        if n:
             trainer.send(n, live.lr, live.clip)
+        owed_from = n if n and (owed > 0 or not control.running) else 0
         yield _result(chunk, curves, live, task, sample)
         if left <= 0:
             return
@@ -115,6 +121,7 @@ def _steer(trainer: Any, values: Any, control: Any) -> Iterator[TrainingResult]:
                 return
             live = control.values
             trainer.send(n, live.lr, live.clip)
+            owed_from = 0 if control.running else n
 
 
 def stream(values: Any, control: Any) -> Iterator[TrainingResult]:

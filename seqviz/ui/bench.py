@@ -8,7 +8,16 @@ that last step when headless; here it is done, so writing fewer cells is counted
 The ceiling is Textual repainting the whole screen: one line-API widget filling 160x50 with
 coloured cells that all change every frame. It is measured in the same process, in rounds that
 alternate with each scene's frames, so each scene's ratio compares two rates taken under the
-same load of a shared machine. The report is a dict of sections (``scenes``, ``memory``, ...);
+same load of a shared machine.
+
+A live scene (Training) has no frame cursor: its frames are the new results the training
+process streams in. There a frame is timed as the app draws it when it arrives: the app's own
+``_show_pending`` (the result handed to the view, whose plots add the new points and repaint
+only the cells that changed) and the paint, measured while the trainer runs in its process,
+with the ceiling measured in the same minute. Waiting for the next result is not counted, so
+the rate says how fast the app draws what training produces, not how fast training goes (that
+is ``updates_per_s``). The same frames with the training paused (one step per frame) tell what
+the running trainer costs the UI. The report is a dict of sections (``scenes``, ``memory``, ...);
 a new measurement adds a section and a line to ``format_report``.
 """
 
@@ -162,38 +171,45 @@ def _rates(fps: float, ceiling: float) -> dict[str, Any]:
             "ratio": round(fps / ceiling, 2)}  # fmt: skip
 
 
-async def _redraw_rate(frames: _Frames, seconds: float) -> tuple[int, float]:
-    """Frames of a live scene drawn in about ``seconds``, each the newest result drawn from
-    scratch: the plots' picture caches are emptied first, so that a frame costs what a new
-    result costs (never a cache hit), whether or not a new one came in. Meanwhile the app's own
-    drawing of arriving results is held back (private flags), so the frames are all counted."""
-    from seqviz.ui.widgets.plots import SafePlot
-
+async def _new_result_frames(frames: _Frames, seconds: float, ask: Callable[[], None] | None,
+                             ) -> tuple[int, float]:  # fmt: skip
+    """Frames of a live scene, each what the app does when a new result arrives: the app's own
+    ``_show_pending`` (the new points drawn into the widgets on screen) and the paint of what
+    changed. Only those are timed: the wait for the next result is not (the app is idle then).
+    ``ask`` requests each result (a step while paused; None: the running trainer sends them).
+    Returns (frames, seconds spent drawing them); stops after about ``seconds`` of waiting."""
     app = frames.app
-    view = app._view
-    plots = list(view.query(SafePlot))
-    count = 0
-    app._rebuilding = True  # the app keeps arriving results pending instead of drawing them
+    count, drawing = 0, 0.0
+    start = time.perf_counter()
+    app._rebuilding = True  # arriving results stay pending (the newest only) until drawn here
     try:
-        start = time.perf_counter()
         while count < FRAMES and time.perf_counter() - start < seconds:
-            for plot in plots:
-                plot._pictures.clear()
-            newest = app._pending.result if app._pending is not None else app.result
-            view.show_result(newest)
+            if ask is not None:
+                ask()
+            while app._pending is None and time.perf_counter() - start < seconds:
+                await asyncio.sleep(0.002)
+            if app._pending is None:
+                break
+            began = time.perf_counter()
+            app._rebuilding = False
+            app._show_pending()
+            app._rebuilding = True
             await frames.paint()
+            drawing += time.perf_counter() - began
             count += 1
-        elapsed = time.perf_counter() - start
     finally:
         app._rebuilding = False
         app._show_pending()
-    return count, elapsed
+    return count, drawing
 
 
 async def _live_frames(frames: _Frames, scene: str) -> dict[str, Any]:
-    """A live scene (Training): its frames while it trains, beside the ceiling measured under
-    the same load; the updates per second made meanwhile; and the same redraws with the
-    training paused (what the training itself costs the UI is the ratio of the two)."""
+    """A live scene (Training). A frame is what the app does when a new result arrives while
+    it trains: the new points drawn and the changed cells painted (``_new_result_frames``);
+    its rate is counted over the drawing time, beside the ceiling measured under the same load
+    (the trainer's process keeps running meanwhile). Also: the updates per second made, and
+    the same frames while paused (each result asked for with one step), whose ratio is what
+    the training process costs the UI."""
     app = frames.app
     long_run = {"steps": 20000} if "steps" in get_scene(scene).param_names else None
     app.set_scene(scene, long_run)
@@ -202,19 +218,25 @@ async def _live_frames(frames: _Frames, scene: str) -> dict[str, Any]:
     start_step = app.result.step
     start = time.perf_counter()
     ceiling_s = await _ceiling_round(frames, FRAMES)
-    count, elapsed = await _redraw_rate(frames, TRAINING_SECONDS)
-    while app.result.step == start_step and time.perf_counter() - start < 2 * TRAINING_SECONDS:
-        await asyncio.sleep(0.02)  # until a chunk of updates is in: a fast machine's short window
+    count, drawing = await _new_result_frames(frames, TRAINING_SECONDS, None)
     updates = (app.result.step - start_step) / (time.perf_counter() - start)
     app.pause()
     await app.until_stream_idle()
-    paused_count, paused_elapsed = await _redraw_rate(frames, TRAINING_SECONDS)
+    await frames.paint()
+    paused_count, paused_drawing = await _new_result_frames(frames, TRAINING_SECONDS,
+                                                            lambda: app.step(1))  # fmt: skip
     app.set_scene("vanishing")  # stops the training
     await app.until_ready()
-    fps, paused = count / elapsed, paused_count / paused_elapsed
+    fps = count / drawing if drawing else 0.0
+    paused = paused_count / paused_drawing if paused_drawing else 0.0
     result = _rates(fps, FRAMES / ceiling_s)
-    result.update(updates_per_s=round(updates, 1), fps_paused=round(paused, 1),
-                  fps_while_training_over_paused=round(fps / paused, 2))  # fmt: skip
+    result.update(
+        updates_per_s=round(updates, 1),
+        fps_paused=round(paused, 1),
+        frames_while_training=count,
+        frames_paused=paused_count,
+        fps_while_training_over_paused=round(fps / paused, 2) if paused else 0.0,
+    )
     return result
 
 

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -15,50 +14,37 @@ from textual.css.query import NoMatches
 
 from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.colormap import sequential
+from seqviz.ui.widgets.curves import CurvePlot
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.legend import ColorLegend
-from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
+from seqviz.ui.widgets.plots import PlotLegend, Series
 from seqviz.ui.widgets.readout import Readout, sci
 
 COLORS = {"rnn": (255, 120, 90), "lstm": (90, 170, 255), "gru": (200, 120, 255)}
 GREY = (150, 150, 150)
 CLIP_COLOR = (255, 200, 60)
 BAD_COLOR = (255, 43, 214)  # nan/inf and spikes, as the other scenes' overflow colour
-MAX_POINTS = 150  # curves are averaged down to this many points per plot (cheaper frames)
 
 
-def thin(x: np.ndarray, y: np.ndarray, n: int = MAX_POINTS) -> tuple[np.ndarray, np.ndarray]:
-    """At most n points: means of equal stretches (nan-aware, so a nan stretch stays nan)."""
-    if len(x) <= n:
-        return x, y
-    parts = np.array_split(np.arange(len(x)), n)
-    xs = np.array([x[p[-1]] for p in parts], dtype=float)
-    with np.errstate(all="ignore"):
-        ys = np.array([np.nanmean(y[p]) if np.isfinite(y[p]).any() else np.nan for p in parts])
-    return xs, ys
-
-
-class MarkPlot(SeriesPlot):
-    """A SeriesPlot whose series with a one-character marker are drawn as points, not lines."""
-
-    def _draw(self, upto: int | None) -> None:
-        lines = [s for s in self._series if len(s.marker) != 1]
-        points = [s for s in self._series if len(s.marker) == 1]
-        self._series = tuple(lines)
-        try:
-            super()._draw(upto)
-        finally:
-            self._series = tuple(lines + points)
-        for s in points:
-            x, y = np.asarray(s.x, dtype=float), np.asarray(s.y, dtype=float)
-            good = np.isfinite(y) & ((y > 0) if self.log_y else True)
-            if good.any():
-                self.plt.scatter(x[good].tolist(), y[good].tolist(), color=s.color,
-                                 marker=s.marker)  # fmt: skip
+def x_bound(n: int, steps: int) -> float:
+    """The update axis' right end: the first 1, 2 or 5 x 10^k at or past ``n`` updates (at
+    most ``steps``), so the axis rescales a handful of times in a run, not with every result."""
+    n = max(int(n), 1)
+    bound = 10 ** math.floor(math.log10(n))
+    for mult in (1, 2, 5, 10):
+        if bound * mult >= n:
+            bound *= mult
+            break
+    return float(max(n, min(max(bound, 10), steps)))
 
 
 class TrainingView(SceneView):
-    """Everything is redrawn from each new result of the stream; there is no frame cursor."""
+    """Each new result of the stream is drawn into the same widgets; there is no frame cursor.
+
+    The update axis ends at ``x_bound`` and the log axes at whole decades, so between two
+    results the limits mostly stay, and a curve plot repaints only the cells of the bins the new
+    updates fell into (CurvePlot); the readout and the heatmap repaint their changed lines.
+    """
 
     SCOPED_CSS = False
 
@@ -88,14 +74,14 @@ class TrainingView(SceneView):
                 "loss per update  (log)",
                 "Cross-entropy of each batch; magenta x: a spike or inf/nan.",
                 PlotLegend(id="train-loss-legend"),
-                MarkPlot(log_y=True, xlabel="update", id="train-loss"),
+                CurvePlot(log_y=True, xlabel="update", id="train-loss"),
                 id="train-loss-panel",
             )
             yield Panel(
                 "accuracy, last 50 updates",
                 "Grey: chance. A cell has learned the task when its line leaves chance.",
                 PlotLegend(id="train-acc-legend"),
-                MarkPlot(log_y=False, xlabel="update", id="train-acc"),
+                CurvePlot(log_y=False, xlabel="update", id="train-acc"),
                 short="grey: chance",
                 id="train-acc-panel",
             )
@@ -103,7 +89,7 @@ class TrainingView(SceneView):
                 "|dL/dh| k steps back ÷ at k=0, last update  (log)",
                 "Does the gradient reach the key (grey line) that the answer depends on?",
                 PlotLegend(id="train-back-legend"),
-                MarkPlot(log_y=True, xlabel="steps back k", id="train-back"),
+                CurvePlot(log_y=True, xlabel="steps back k", id="train-back"),
                 short="grey line: the key",
                 id="train-back-panel",
             )
@@ -112,7 +98,7 @@ class TrainingView(SceneView):
                 "gradient norm per update  (log)",
                 "Yellow: the clipping threshold; dots: updates clipping scaled down.",
                 PlotLegend(id="train-norm-legend"),
-                MarkPlot(log_y=True, xlabel="update", id="train-norm"),
+                CurvePlot(log_y=True, xlabel="update", id="train-norm"),
                 id="train-norm-panel",
             )
             yield Panel(
@@ -139,49 +125,50 @@ class TrainingView(SceneView):
 
     def _draw(self, result: Any) -> None:
         r = result
-        n = r.step
-        xlim = (0.0, float(max(n, 1)))
+        xlim = (0.0, x_bound(r.step, r.values.steps))
         loss, acc, norm = [], [], []
-        clip_x: list[float] = []
-        clip_y: list[float] = []
+        clip_x: list[np.ndarray] = []
+        clip_y: list[np.ndarray] = []
         finite_loss = np.concatenate([c.loss[np.isfinite(c.loss) & (c.loss > 0)]
                                       for c in r.cells])  # fmt: skip
         top = float(finite_loss.max()) if finite_loss.size else 10.0
         bottom = float(finite_loss.min()) if finite_loss.size else 1e-3
+        ylim = (10 ** math.floor(math.log10(max(bottom, 1e-12))), 10 ** math.ceil(math.log10(top)))
+        ylim = ylim if ylim[1] > ylim[0] else (ylim[0], ylim[0] * 10)
         bad_x: list[float] = []
         bad_y: list[float] = []
         for c in r.cells:
             color, name = COLORS[c.cell], c.cell.upper()
             x = np.arange(1, len(c.loss) + 1, dtype=float)
-            loss.append(Series(name, *thin(x, c.loss), color))
-            acc.append(Series(name, *thin(x, c.accuracy), color))
-            norm.append(Series(name, *thin(x, c.norm), color))
-            cx, cy = thin(x[c.clipped], c.norm[c.clipped], 60)
-            clip_x += cx.tolist()
-            clip_y += cy.tolist()
+            loss.append(Series(name, x, c.loss, color))
+            acc.append(Series(name, x, c.accuracy, color))
+            norm.append(Series(name, x, c.norm, color))
+            clip_x.append(x[c.clipped])
+            clip_y.append(c.norm[c.clipped])
             if c.first_spike is not None and c.first_spike <= len(c.loss):
                 bad_x.append(float(c.first_spike))
                 bad_y.append(float(c.loss[c.first_spike - 1]))
-            nan_at = (np.flatnonzero(~c.finite)[:50] + 1).astype(float)  # drawn at the top
+            nan_at = (np.flatnonzero(~c.finite) + 1).astype(float)  # drawn on the top line
             bad_x += nan_at.tolist()
-            bad_y += [top] * nan_at.size
+            bad_y += [ylim[1]] * nan_at.size
         if bad_x:
             loss.append(Series("x spike or nan", np.array(bad_x), np.array(bad_y), BAD_COLOR, "x"))
-        ylim = (10 ** math.floor(math.log10(max(bottom, 1e-12))), 10 ** math.ceil(math.log10(top)))
-        self._plot("loss", loss, xlim, ylim if ylim[1] > ylim[0] else None)
-        acc.append(Series(f"chance {r.chance:.0%}", np.array(xlim), np.full(2, r.chance), GREY))
+        self._plot("loss", loss, xlim, ylim)
+        acc.insert(0, Series(f"chance {r.chance:.0%}", np.array(xlim), np.full(2, r.chance), GREY))
         self._plot("acc", acc, xlim, (0.0, 1.0))
         if r.clip > 0:
-            norm.append(Series(f"clip {r.clip:g}", np.array(xlim), np.full(2, r.clip), CLIP_COLOR))
-        if clip_x:
-            norm.append(Series("• clipped", np.array(clip_x), np.array(clip_y), CLIP_COLOR, "•"))
-        self._plot("norm", norm, xlim, None)
+            norm.insert(0, Series(f"clip {r.clip:g}", np.array(xlim), np.full(2, r.clip),
+                                  CLIP_COLOR))  # fmt: skip
+        clipped_x = np.concatenate(clip_x)
+        if clipped_x.size:
+            norm.append(Series("• clipped", clipped_x, np.concatenate(clip_y), CLIP_COLOR, "•"))
+        self._plot("norm", norm, xlim, _decades(norm))
         self._show_back(r)
         self._show_forget(r)
         self.query_one("#train-readout", Readout).set_builder(self._readout)
 
     def _plot(self, name: str, series: list[Series], xlim: Any, ylim: Any) -> None:
-        self.query_one(f"#train-{name}", SeriesPlot).set_series(series, xlim=xlim, ylim=ylim)
+        self.query_one(f"#train-{name}", CurvePlot).set_series(series, xlim=xlim, ylim=ylim)
         self.query_one(f"#train-{name}-legend", PlotLegend).show_series(series)
 
     def _show_back(self, r: Any) -> None:
@@ -200,7 +187,7 @@ class TrainingView(SceneView):
             hi = hi if hi > lo else lo * 10
             ylim = (lo, hi)
             lag = float(r.T - 1 - r.key)
-            ys = np.geomspace(lo, hi, 12)
+            ys = np.geomspace(lo, hi, 200)  # a point in every pixel row: an unbroken line
             series.append(Series(f"key, {lag:g} back", np.full(ys.size, lag), ys, GREY, "│"))
         self._plot("back", series, (0.0, float(max(r.T - 1, 1))), ylim)
 
@@ -235,24 +222,32 @@ class TrainingView(SceneView):
         if r is None:
             return Text("")
         compact = width < 60
-        table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False,
-                      header_style="bold")  # fmt: skip
-        for head in ("cell", "acc", "loss", "|g|", "≥90% at"):
-            table.add_column(head, justify="left" if head == "cell" else "right", no_wrap=True,
-                             min_width=5 if head == "cell" else None)  # fmt: skip
-        if not compact:
-            table.add_column("says", no_wrap=True)
+        heads = ["cell", "acc", "loss", "|g|", "≥90% at"] + ([] if compact else ["says"])
+        rows = []
         for c in r.cells:
             acc = c.accuracy[-1] if len(c.accuracy) else float("nan")
             loss = c.loss[-1] if len(c.loss) else float("nan")
             norm = c.norm[-1] if len(c.norm) else float("nan")
             reached = "—" if c.first_reached is None else str(c.first_reached)
-            style = "bold rgb({},{},{})".format(*COLORS[c.cell])
-            row: list[Any] = [Text(c.cell.upper(), style=style), _pct(acc), _num(loss), sci(norm),
-                              reached]  # fmt: skip
-            if not compact:
-                row.append(_answer(r, c))
-            table.add_row(*row)
+            row = [c.cell.upper(), _pct(acc), _num(loss), sci(norm), reached]
+            rows.append(row if compact else [*row, _answer(r, c)])
+        # Plain aligned columns (a Rich Table costs a layout pass of its own on every result).
+        widths = [max(len(row[i]) for row in [heads, *rows]) for i in range(len(heads))]
+        widths[0] = max(widths[0], 5)
+
+        def line(cells: list[str], first_style: str = "", bold: bool = False) -> Text:
+            text = Text(style="bold" if bold else "")
+            for i, (cell, w) in enumerate(zip(cells, widths, strict=True)):
+                if i:
+                    text.append(" ")
+                left = i in (0, 5)
+                cell = cell.ljust(w) if left else cell.rjust(w)
+                text.append(cell, style=first_style if i == 0 else "")
+            return text
+
+        lines = [line(heads, bold=True)]
+        for c, row in zip(r.cells, rows, strict=True):
+            lines.append(line(row, "bold rgb({},{},{})".format(*COLORS[c.cell])))
         sample = Text()
         for t, word in enumerate(r.sample):
             if t:
@@ -261,9 +256,20 @@ class TrainingView(SceneView):
         sample.append(f"  → {r.classes[r.target]}", style="bold")
         if compact:
             answers = Text("  ".join(f"{c.cell.upper()} {_answer(r, c)}" for c in r.cells))
-            return Group(table, sample, answers)
+            return Group(*lines, sample, answers)
         lr = f"lr {r.lr:g} · clip {'off' if r.clip == 0 else f'{r.clip:g}'}"
-        return Group(table, Text(""), sample, Text(lr, style="dim"))
+        return Group(*lines, Text(""), sample, Text(lr, style="dim"))
+
+
+def _decades(series: list[Series]) -> tuple[float, float] | None:
+    """Whole decades around the series' finite positive values (None if there are none)."""
+    values = np.concatenate([np.asarray(s.y, dtype=float) for s in series] or [np.zeros(0)])
+    good = values[np.isfinite(values) & (values > 0)]
+    if not good.size:
+        return None
+    lo = 10 ** math.floor(math.log10(float(good.min())))
+    hi = 10 ** math.ceil(math.log10(float(good.max())))
+    return lo, hi if hi > lo else lo * 10
 
 
 def _pct(v: float) -> str:

@@ -93,12 +93,26 @@ class Heatmap(DirectLines, Widget):
         array = np.asarray(data)
         if array.ndim != 2:
             raise ValueError(f"heatmap data must be 2-D, got shape {array.shape}")
-        self._bins = cmap.bins(array)
+        old, bins = self._bins, cmap.bins(array)
+        self._bins = bins
+        same = old is not None and old.shape == bins.shape and cmap == self._cmap
         if cmap != self._cmap:
             self._styles.clear()
         self._cmap = cmap
-        self._visible = array.shape[1]
-        self._invalidate()
+        visible, self._visible = self._visible, array.shape[1]
+        if not same or visible != self._visible or self._shown_edge() is None:
+            self._invalidate()
+            return
+        # New values in the same layout (a live run's next result): repaint only the map lines
+        # that show a data row whose colours changed.
+        assert old is not None
+        rows = np.flatnonzero((old != bins).any(axis=1))
+        lines = np.unique(np.flatnonzero(np.isin(self._row_map, rows)) // 2).tolist()
+        for y in lines:
+            self._lines.pop(y, None)
+        if lines:
+            width = max(0, self._paint_size.width - self._gutter_width)
+            self.refresh(*(Region(self._gutter_width, y, width, 1) for y in lines))
 
     def clear(self) -> None:
         self._bins = None

@@ -34,9 +34,11 @@ class ColorLegend(Widget):
         self._label = label
 
     def set_map(self, cmap: Colormap, label: str | None = None) -> None:
+        label = self._label if label is None else label
+        if (cmap, label) == (self._cmap, self._label):
+            return  # a live view sets the same map with every result: nothing to repaint
         self._cmap = cmap
-        if label is not None:
-            self._label = label
+        self._label = label
         self.refresh()
 
     def render(self) -> Text:

@@ -1,0 +1,223 @@
+"""CurvePlot: growing curves in braille with real axes, repainting only the cells that change.
+
+A live training run adds a few points per result to curves thousands of points long. A plotext
+figure has to be rebuilt whole for that (and all of it repainted); this plot is a CellCanvas
+instead. Every pixel column is a fixed bin of x (the axis limits are set by the caller and
+change rarely), a curve's pixel there is the mean of its finite points in the bin, and the
+picture is a pure function of data, limits and size: so a new result changes only the cells of
+the bins it touched, and a screen drawn afterwards from scratch is the same.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from rich.style import Style
+
+from seqviz.ui.widgets.cells import Cell, CellCanvas
+from seqviz.ui.widgets.plots import Series, _int_ticks
+
+AXIS_STYLE = Style(color="#9e9e9e")
+BRAILLE = 0x2800
+# Braille dot bits by (pixel row within the cell, pixel column within the cell).
+DOT_BITS = np.array([[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]], dtype=np.int64)
+Marks = dict[tuple[int, int], int]  # (cell row, cell column) -> series drawn there as a character
+MIN_CANVAS = (6, 2)  # cells (wide, high) of the data area below which only the curves show
+
+
+def _styles(color: tuple[int, int, int]) -> Style:
+    return Style(color="rgb({},{},{})".format(*color))
+
+
+class CurvePlot(CellCanvas):
+    """Curves of ``Series`` on fixed limits: lines in braille, one-character markers as points.
+
+    A series whose ``marker`` is one character is drawn as that character in the cells of its
+    points (spikes, clipped updates, a vertical key line); any other marker draws a line. Later
+    series draw over earlier ones. On a log axis, non-positive and non-finite points are
+    skipped; a bin whose points are all skipped breaks the line.
+    """
+
+    DEFAULT_CSS = """
+    CurvePlot {
+        width: 1fr;
+        height: 1fr;
+        min-height: 5;
+    }
+    """
+
+    def __init__(self, *, log_y: bool = True, xlabel: str = "", id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.log_y = log_y
+        self.xlabel = xlabel
+        self._series: tuple[Series, ...] = ()
+        self._xlim = (0.0, 1.0)
+        self._ylim: tuple[float, float] | None = None
+        self._data_area = (0, 1)  # first column and width of the data area, as last drawn
+
+    def set_series(self, series: Sequence[Series], *, xlim: tuple[float, float],
+                   ylim: tuple[float, float] | None) -> None:  # fmt: skip
+        """New curves and limits (None: no y axis yet); repaints the cells that differ."""
+        self._series = tuple(series)
+        self._xlim = xlim
+        self._ylim = ylim
+        self.redraw()
+
+    def column_of(self, x: float) -> int:
+        """The widget column that shows ``x`` (its x bin), as last drawn."""
+        left, cw = self._data_area
+        lo, hi = self._xlim
+        hi = hi if hi > lo else lo + 1.0
+        return left + min(int((x - lo) / (hi - lo) * 2 * cw), 2 * cw - 1) // 2
+
+    # --- geometry ----------------------------------------------------------------------------
+    def _y_ticks(self, rows: int) -> list[tuple[float, str]]:
+        if self._ylim is None:
+            return []
+        lo, hi = self._ylim
+        if self.log_y:
+            lo_e, hi_e = self._log_range()
+            stride = max(1, math.ceil((hi_e - lo_e) / max(2, rows // 3)))
+            return [(float(e), f"1e{e}") for e in range(hi_e, lo_e - 1, -stride)]
+        return [(t, f"{t:g}") for t in _int_ticks(lo, hi, max(2, rows // 4))]
+
+    def _log_range(self) -> tuple[int, int]:
+        assert self._ylim is not None
+        lo_e = math.floor(math.log10(max(self._ylim[0], 1e-300)))
+        hi_e = math.ceil(math.log10(max(self._ylim[1], 1e-300)))
+        return lo_e, max(hi_e, lo_e + 1)
+
+    def _y_span(self) -> tuple[float, float]:
+        """The y axis in plotted units (decades on a log axis)."""
+        if self._ylim is None:
+            return 0.0, 1.0
+        if self.log_y:
+            lo_e, hi_e = self._log_range()
+            return float(lo_e), float(hi_e)
+        lo, hi = self._ylim
+        return lo, hi if hi > lo else lo + 1.0
+
+    def _pixels(self, s: Series, pw: int, ph: int, binned: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(pixel column, pixel row from the top) of each point, or if ``binned`` of each
+        non-empty x bin (the mean of its points); row -1 where there is only what cannot be
+        drawn (nan, inf, <= 0 on a log axis)."""
+        x = np.asarray(s.x, dtype=float)
+        y = np.asarray(s.y, dtype=float)
+        lo, hi = self._xlim
+        hi = hi if hi > lo else lo + 1.0
+        inside = np.isfinite(x) & (x >= lo) & (x <= hi)
+        x, y = x[inside], y[inside]
+        if not x.size:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        col = np.minimum(((x - lo) / (hi - lo) * pw).astype(np.int64), pw - 1)
+        with np.errstate(all="ignore"):
+            t = np.log10(y) if self.log_y else y
+        good = np.isfinite(t)
+        if binned:
+            cols = np.unique(col)
+            count = np.bincount(col[good], minlength=pw)[cols]
+            total = np.bincount(col[good], weights=t[good], minlength=pw)[cols]
+            with np.errstate(all="ignore"):
+                t = total / count
+            good, col = count > 0, cols
+        y_lo, y_hi = self._y_span()
+        with np.errstate(all="ignore"):
+            row = np.rint((y_hi - t) / (y_hi - y_lo) * (ph - 1))
+        rows = np.where(good, np.clip(np.nan_to_num(row), 0, ph - 1), -1).astype(np.int64)
+        return col, rows
+
+    def _raster(self, pw: int, ph: int) -> tuple[np.ndarray, np.ndarray, Marks]:
+        """Braille bits (ph//4, pw//2), the series index colouring each cell (-1: none) and the
+        character markers {(row, col): series index}."""
+        bits = np.zeros((ph // 4, pw // 2), dtype=np.int64)
+        owner = np.full(bits.shape, -1, dtype=np.int64)
+        marks: Marks = {}
+        for i, s in enumerate(self._series):
+            if len(s.marker) == 1:  # every point marks its cell
+                cols, rows = self._pixels(s, pw, ph, binned=False)
+                ok = rows >= 0
+                cells = np.unique((rows[ok] // 4) * (pw // 2) + cols[ok] // 2)
+                for r, c in zip(*np.divmod(cells, pw // 2), strict=True):
+                    marks[(int(r), int(c))] = i
+                continue
+            cols, rows = self._pixels(s, pw, ph, binned=True)
+            px, py = _polyline(cols, rows)
+            if px.size:
+                np.bitwise_or.at(bits, (py // 4, px // 2), DOT_BITS[py % 4, px % 2])
+                owner[py // 4, px // 2] = i
+        return bits, owner, marks
+
+    # --- the picture -------------------------------------------------------------------------
+    def cells(self, width: int, height: int) -> list[list[Cell]]:
+        rows = height - (3 if self.xlabel else 2)  # x axis line, its numbers, its label
+        ticks = self._y_ticks(max(rows, 1))
+        label_w = max((len(t) for _, t in ticks), default=0)
+        left = label_w + 1  # the labels, then the axis line
+        cw = width - left - 1
+        if cw < MIN_CANVAS[0] or rows < MIN_CANVAS[1]:
+            left, cw, rows, ticks = 0, width, height, []
+        self._data_area = (left, cw)
+        grid: list[list[Cell]] = [[(" ", None)] * width for _ in range(height)]
+        styles = [_styles(s.color) for s in self._series]
+        bits, owner, marks = self._raster(2 * cw, 4 * rows)
+        for r in range(rows):
+            line = grid[r]
+            for c in np.flatnonzero(bits[r]).tolist():
+                line[left + c] = (chr(BRAILLE + int(bits[r, c])), styles[int(owner[r, c])])
+        for (r, c), i in marks.items():
+            grid[r][left + c] = (self._series[i].marker, styles[i])
+        if left:
+            self._draw_axes(grid, ticks, left, cw, rows, label_w)
+        return grid
+
+    def _draw_axes(self, grid: list[list[Cell]], ticks: list[tuple[float, str]], left: int,
+                   cw: int, rows: int, label_w: int) -> None:  # fmt: skip
+        y_lo, y_hi = self._y_span()
+        for r in range(rows):
+            grid[r][left - 1] = ("│", AXIS_STYLE)
+        for value, text in ticks:
+            r = int(round((y_hi - value) / (y_hi - y_lo) * (4 * rows - 1))) // 4
+            if 0 <= r < rows:
+                for k, ch in enumerate(text.rjust(label_w)):
+                    grid[r][k] = (ch, None)
+                grid[r][left - 1] = ("┤", AXIS_STYLE)
+        axis = grid[rows]
+        axis[left - 1] = ("└", AXIS_STYLE)
+        for c in range(cw):
+            axis[left + c] = ("─", AXIS_STYLE)
+        lo, hi = self._xlim
+        hi = hi if hi > lo else lo + 1.0
+        numbers = grid[rows + 1]
+        free = 0  # the first column a label may start at (labels never touch)
+        for t in _int_ticks(lo, hi, 5):
+            c = min(int((t - lo) / (hi - lo) * 2 * cw), 2 * cw - 1) // 2
+            text = f"{t:g}"
+            start = max(left + c - len(text) // 2, free)
+            if start + len(text) > len(numbers):
+                continue
+            axis[left + c] = ("┬", AXIS_STYLE)
+            for k, ch in enumerate(text):
+                numbers[start + k] = (ch, None)
+            free = start + len(text) + 1
+        if self.xlabel and rows + 2 < len(grid):
+            start = left + max(0, (cw - len(self.xlabel)) // 2)
+            for k, ch in enumerate(self.xlabel[: len(grid[0]) - start]):
+                grid[rows + 2][start + k] = (ch, None)
+
+
+def _polyline(cols: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pixels of straight segments joining consecutive drawable points (row >= 0); a point
+    that cannot be drawn (row -1) breaks the line, a lone point is drawn as a dot."""
+    ok = rows >= 0
+    if not ok.any():
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    joined = ok[:-1] & ok[1:]  # (n-1,) segments between two drawable neighbours
+    x0, y0, x1, y1 = cols[:-1][joined], rows[:-1][joined], cols[1:][joined], rows[1:][joined]
+    steps = np.maximum(np.maximum(np.abs(x1 - x0), np.abs(y1 - y0)), 1)
+    seg = np.repeat(np.arange(steps.size), steps)
+    frac = (np.arange(seg.size) - np.repeat(np.cumsum(steps) - steps, steps)) / steps[seg]
+    px = np.rint(x0[seg] + (x1 - x0)[seg] * frac).astype(np.int64)
+    py = np.rint(y0[seg] + (y1 - y0)[seg] * frac).astype(np.int64)
+    return np.concatenate([px, cols[ok]]), np.concatenate([py, rows[ok]])
