@@ -94,6 +94,11 @@ class CellCanvas(Widget):
         self._reset()
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        self._prepare_paint()
+        return super().render_lines(crop)
+
+    def _prepare_paint(self) -> None:
+        """The grid and the base style for this paint (once per paint, before any line)."""
         size = self.size  # once per paint, not per line (it walks the DOM)
         if self._grid is None or size != self._grid_size:
             self._grid = self.cells(size.width, size.height) if size.area else []
@@ -103,7 +108,6 @@ class CellCanvas(Widget):
         if base != self._base_style:  # e.g. a new theme
             self._base_style, self._on = base, {}
             self._strips.clear()
-        return super().render_lines(crop)
 
     def _on_base(self, style: Style | None) -> Style:
         combined = self._on.get(style)

@@ -15,7 +15,10 @@ from collections.abc import Sequence
 
 import numpy as np
 from rich.style import Style
+from textual.geometry import Region
+from textual.strip import Strip
 
+from seqviz.ui.compat_textual import DirectLines
 from seqviz.ui.widgets.cells import Cell, CellCanvas
 from seqviz.ui.widgets.plots import Series, _int_ticks
 
@@ -31,7 +34,7 @@ def _styles(color: tuple[int, int, int]) -> Style:
     return Style(color="rgb({},{},{})".format(*color))
 
 
-class CurvePlot(CellCanvas):
+class CurvePlot(DirectLines, CellCanvas):
     """Curves of ``Series`` on fixed limits: lines in braille, one-character markers as points.
 
     A series whose ``marker`` is one character is drawn as that character in the cells of its
@@ -71,6 +74,10 @@ class CurvePlot(CellCanvas):
         lo, hi = self._xlim
         hi = hi if hi > lo else lo + 1.0
         return left + min(int((x - lo) / (hi - lo) * 2 * cw), 2 * cw - 1) // 2
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._prepare_paint()  # then straight to the screen when Textual's pass adds nothing
+        return super().render_lines(crop)
 
     # --- geometry ----------------------------------------------------------------------------
     def _y_ticks(self, rows: int) -> list[tuple[float, str]]:

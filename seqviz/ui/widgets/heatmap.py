@@ -111,6 +111,8 @@ class Heatmap(DirectLines, Widget):
         for y in lines:
             self._lines.pop(y, None)
         if lines:
+            changed = set(lines)
+            self._strips = {k: v for k, v in self._strips.items() if k[0] not in changed}
             width = max(0, self._paint_size.width - self._gutter_width)
             self.refresh(*(Region(self._gutter_width, y, width, 1) for y in lines))
 
