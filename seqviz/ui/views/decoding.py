@@ -10,6 +10,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -40,19 +43,69 @@ def legend_text() -> Text:
     return text
 
 
+def _text_key(content: Any) -> Any:
+    """What a Text draws as (None for anything else: never taken as unchanged)."""
+    if not isinstance(content, Text):
+        return None
+    return (content.plain, tuple(content.spans), content.style, content.justify,
+            content.overflow, content.no_wrap, content.end)  # fmt: skip
+
+
 class Sized(Widget):
-    """Draws ``builder(width, height)``; a new builder repaints without a layout pass."""
+    """Draws ``builder(width, height)``; a new builder repaints only the lines that changed,
+    without a layout pass (the strips are drawn as Textual draws ``render()``'s, and kept; the
+    same Text again is not drawn again)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._builder: Any = lambda width, height: Text("")
+        self._lines: list[Strip] | None = None
+        self._lines_key: tuple | None = None  # (size, style, the Text's key) they were drawn for
 
     def set_builder(self, builder: Any) -> None:
         self._builder = builder
-        self.refresh()
+        old, old_key = self._lines, self._lines_key
+        if old is None or old_key is None or not self.is_mounted or old_key[:2] != self._size_key():
+            self._lines = None
+            self.refresh()
+            return
+        new = self._strips()
+        if new is old:
+            return
+        width = self.size.width
+        blank = Strip.blank(width, self.visual_style.rich_style)
+        for y in range(self.size.height):
+            if (old[y] if y < len(old) else blank) != (new[y] if y < len(new) else blank):
+                self.refresh(Region(0, y, width, 1))
+
+    def selection_updated(self, selection: Any) -> None:
+        self._lines = None
+        super().selection_updated(selection)
 
     def render(self) -> Any:
         return self._builder(max(10, self.size.width), max(1, self.size.height))
+
+    def _size_key(self) -> tuple:
+        return (self.size, self.visual_style)
+
+    def _strips(self) -> list[Strip]:
+        """The strips for the builder now (the kept ones if it draws the same Text)."""
+        content = self.render()
+        key = (*self._size_key(), _text_key(content))
+        if self._lines is None or key[2] is None or key != self._lines_key:
+            width, height = self.size
+            self._lines = Visual.to_strips(self, visualize(self, content), width, height,
+                                           self.visual_style)  # fmt: skip
+            self._lines_key = key
+        return self._lines
+
+    def render_line(self, y: int) -> Strip:
+        lines = self._lines
+        if lines is None or self._lines_key is None or self._lines_key[:2] != self._size_key():
+            lines = self._strips()
+        if y < len(lines):
+            return lines[y]
+        return Strip.blank(self.size.width, self.visual_style.rich_style)
 
 
 class DecodingView(SceneView):
@@ -175,6 +228,7 @@ class DecodingView(SceneView):
         self._rows: list = []
         self._rows_key: tuple | None = None
         self._step_key: tuple | None = None
+        self._info_key: int | None = None
         self._head_key: tuple | None = None
         self._drawn_node: int | None = None  # the node parameter when _path was recorded
         self._reselect_pending = False
@@ -298,8 +352,10 @@ class DecodingView(SceneView):
         )
         step_key = (id(r), s, decided)
         if step_key != self._step_key:
+            if self._info_key != id(r):  # the line says what the search ran with: per result
+                self._info_key = id(r)
+                self.query_one("#tree-info", Static).update(self._info(r), layout=False)
             self._step_key = step_key
-            self.query_one("#tree-info", Static).update(self._info(r, s, decided), layout=False)
             self.query_one("#compare", Sized).set_builder(
                 lambda w, h: self._compare(r, s, decided, w)
             )
@@ -388,7 +444,7 @@ class DecodingView(SceneView):
 
     # --- panels --------------------------------------------------------------------------------
     def _show_error_state(self, r: DecodingResult) -> None:
-        self._step_key = self._rows_key = self._head_key = None
+        self._step_key = self._rows_key = self._head_key = self._info_key = None
         self.query_one(BeamTree).set_tree([], None)
         self.query_one("#tree-info", Static).update("", layout=False)
         self.query_one("#compare", Sized).set_builder(
@@ -399,7 +455,7 @@ class DecodingView(SceneView):
         self.query_one("#dist-head", Static).update("", layout=False)
         self.query_one("#dist-summary", Sized).set_builder(lambda w, h: Text(""))
 
-    def _info(self, r: DecodingResult, s: int, decided: bool) -> Text:
+    def _info(self, r: DecodingResult) -> Text:
         v = r.values
         text = Text()
         text.append(r.model_label, style="bold")

@@ -7,16 +7,15 @@ import functools
 from typing import Any
 
 import numpy as np
-from rich.console import Group
 from rich.style import Style
-from rich.text import Text
+from rich.text import Span, Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.colormap import diverging, sequential
 from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
-from seqviz.ui.widgets.readout import Readout
+from seqviz.ui.widgets.readout import Readout, steady_height, wrapped_lines
 
 ATTN_COLOR = (90, 200, 120)
 BOTTLENECK_COLOR = (255, 120, 90)
@@ -27,21 +26,33 @@ LABEL_LINES = 4  # letters of each source word written downwards under its colum
 BAD = "bold #ff6b6b"
 
 
-def _half_block_lines(cols: list[np.ndarray | None], units: np.ndarray, cw: int) -> list[Text]:
-    """Columns of values as half-block cells: each line shows two units (top and bottom)."""
-    # (units,) colour bins per shown column, binned at once (per value it cost a frame 40 ms)
-    binned = [None if col is None else STATE_CMAP.bins(np.asarray(col)[units]) for col in cols]
+def _binned(cols: list[np.ndarray | None], units: np.ndarray) -> list[np.ndarray | None]:
+    """(units,) colour bins per column (None: not shown), binned at once (per value it cost a
+    frame 40 ms)."""
+    return [None if col is None else STATE_CMAP.bins(np.asarray(col)[units]) for col in cols]
+
+
+def _half_block_lines(binned: list[np.ndarray | None], n_units: int, cw: int) -> list[Text]:
+    """Binned columns as half-block cells: each line shows two units (top and bottom). Built
+    from its characters and spans at once: as appending each cell draws, at a tenth the cost."""
     lines = []
-    for r in range(0, len(units), 2):
-        line = Text()
+    for r in range(0, n_units, 2):
+        parts, spans, pos = [], [], 0
         for bins in binned:
             if bins is None:
-                line.append(" " * cw)
-                continue
-            bottom = int(bins[r + 1]) if r + 1 < len(units) else None
-            line.append(HALF * cw, _half_style(int(bins[r]), bottom))
-        lines.append(line)
+                parts.append(" " * cw)
+            else:
+                bottom = int(bins[r + 1]) if r + 1 < n_units else None
+                parts.append(HALF * cw)
+                spans.append(Span(pos, pos + cw, _half_style(int(bins[r]), bottom)))
+            pos += cw
+        lines.append(Text("".join(parts), spans=spans))
     return lines
+
+
+@functools.lru_cache(maxsize=256)
+def _weight_style(b: int) -> Style:
+    return Style(bgcolor=WEIGHT_CMAP.color(b))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -55,11 +66,12 @@ def _vertical_labels(words: tuple[str, ...], cw: int, prefix: int, current: int 
     """Each word written top-down under its column (first letters only)."""
     out = []
     for k in range(n_lines):
-        line = Text(" " * prefix)
-        for j, w in enumerate(words):
-            ch = w[k] if k < len(w) else " "
-            line.append(ch.ljust(cw), "bold #ffd54f" if j == current else "")
-        out.append(line)
+        letters = "".join((w[k] if k < len(w) else " ").ljust(cw) for w in words)
+        spans = []
+        if current is not None and 0 <= current < len(words):
+            start = prefix + current * cw
+            spans.append(Span(start, start + cw, "bold #ffd54f"))
+        out.append(Text(" " * prefix + letters, spans=spans))
     return out
 
 
@@ -142,7 +154,19 @@ class Seq2SeqView(SceneView):
         )
 
     # --- results --------------------------------------------------------------------------------
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._memo: dict[Any, Any] = {}  # per result: its binned colours
+        self._drawn: dict[str, Any] = {}  # readout -> what it shows now (see show_frame)
+
+    def _per_result(self, key: Any, make: Any) -> Any:
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
+
     def show_result(self, result: Any) -> None:
+        self._memo = {}
+        self._drawn = {}
         super().show_result(result)
         panel = self.query_one("#attn-panel", Panel)
         if getattr(result, "attention_model", True):
@@ -162,13 +186,28 @@ class Seq2SeqView(SceneView):
             ]  # fmt: skip
             self.query_one("#curve-plot", SeriesPlot).set_series(series, ylim=(0.0, 100.0))
             self.query_one("#curve-legend", PlotLegend).show_series(series)
-        for rid, builder in (("enc", self._enc), ("attn", self._attn), ("tf", self._tf)):
-            self.query_one(f"#{rid}", Readout).set_builder(builder)
+        self.query_one("#enc", Readout).set_builder(self._enc)
+        self.query_one("#tf", Readout).set_builder(self._tf)
+        self.query_one("#attn", Readout).set_builder(self._attn_steady)
 
     def show_frame(self, frame: int) -> None:
         super().show_frame(frame)
-        for rid in ("enc", "attn", "tf"):
-            self.query_one(f"#{rid}", Readout).rebuild()
+        r = self.result
+        if r is None or r.error:
+            return
+        # What each readout's picture depends on besides the result and its width (the
+        # readout redraws itself on a resize): one that cannot have changed is not rebuilt,
+        # e.g. the encoder's while the decoder steps.
+        step = self._step()
+        drawn = {
+            "enc": min(frame, r.S),
+            "attn": (step, frame >= r.S, self.query_one("#attn-panel").size.height),
+            "tf": (step, self.query_one("#tf-panel").size.height),
+        }
+        for rid, key in drawn.items():
+            if self._drawn.get(rid, ()) != key:
+                self._drawn[rid] = key
+                self.query_one(f"#{rid}", Readout).rebuild()
 
     def frame_label(self, frame: int) -> str:
         r = self.result
@@ -179,10 +218,11 @@ class Seq2SeqView(SceneView):
         return f"decoder step {frame - r.S}/{r.T}"
 
     # --- panels ---------------------------------------------------------------------------------
-    def _step(self) -> int:
+    def _step(self, frame: int | None = None) -> int:
         """Decoder steps shown (0 while the encoder is still reading)."""
         r = self.result
-        return max(0, min(self.frame - r.S, r.T)) if r is not None else 0
+        frame = self.frame if frame is None else frame
+        return max(0, min(frame - r.S, r.T)) if r is not None else 0
 
     def _enc(self, width: int) -> Any:
         r = self.result
@@ -192,10 +232,10 @@ class Seq2SeqView(SceneView):
         cw = 2 if 2 * S + 6 <= width else 1
         seen = min(self.frame, S)
         units = _rows_for(r.enc_h.shape[1], 8)
-        cols: list[np.ndarray | None] = [r.enc_h[j] if j < seen else None for j in range(S)]
-        ctx = [r.context if seen >= S else None]
-        left = _half_block_lines(cols, units, cw)
-        right = _half_block_lines(ctx, units, 2)
+        columns = self._per_result("enc", lambda: _binned(list(r.enc_h[:S]), units))
+        context = self._per_result("context", lambda: _binned([r.context], units))
+        left = _half_block_lines(columns[:seen] + [None] * (S - seen), len(units), cw)
+        right = _half_block_lines(context if seen >= S else [None], len(units), 2)
         lines = [a + Text(" │ ") + b for a, b in zip(left, right, strict=True)]
         labels = _vertical_labels(r.source, cw, 0, seen - 1 if seen < S else None)
         labels[0].append(" │ c")
@@ -203,17 +243,31 @@ class Seq2SeqView(SceneView):
                     f"|c| = {np.linalg.norm(r.context):.2f}"
                     + ("; this encoder reads the source backwards" if r.reverse else ""),
                     style="dim")  # fmt: skip
-        return Group(*lines, *labels, note)
+        return [*lines, *labels, note]
 
     def _room(self, panel: str, used: int) -> int:
         """Lines left in a panel after `used` lines (its border and caption taken off)."""
         return max(3, self.query_one(f"#{panel}").size.height - 4 - used)
 
-    def _attn(self, width: int) -> Any:
+    def _attn_steady(self, width: int) -> Any:
+        """The attention panel with blank lines after it up to its last frame's height (the
+        output wraps, the reference and step lines appear): the readout keeps one height, so
+        no frame re-lays out the screen."""
+        texts = self._attn(width)
+        r = self.result
+        if not isinstance(texts, list) or r is None:
+            return texts
+        last = self._per_result(("attn lines", width),
+                                lambda: steady_height([self._attn(width, r.S + r.T)], width))
+        return texts + [Text("") for _ in range(last - wrapped_lines(texts, width))]
+
+    def _attn(self, width: int, frame: int | None = None) -> Any:
+        """The attention panel at ``frame`` (default: the frame shown)."""
         r = self.result
         if r is None or r.error:
             return Text(r.error if r is not None else "", style=BAD)
-        t_now = self._step()
+        frame = self.frame if frame is None else frame
+        t_now = self._step(frame)
         top = [Text(f"{r.label}", style="bold")]
         rows = r.curve or ()
         if rows and "attention" in rows[-1].exact:
@@ -234,30 +288,32 @@ class Seq2SeqView(SceneView):
                             "single context c = h_T, drawn as one column:", style="italic"))
             lines = max(2, min(12, self._room("attn-panel", len(out) + 3)))
             units = _rows_for(r.context.shape[0], lines)
-            seen = self.frame >= r.S
-            for line in _half_block_lines([r.context if seen else None], units, 4):
+            context = self._per_result(("context", lines), lambda: _binned([r.context], units))
+            for line in _half_block_lines(context if frame >= r.S else [None], len(units), 4):
                 out.append(Text("  ") + line)
             out.append(Text(f"{len(units)} of its {r.context.shape[0]} numbers shown, for "
                             f"{r.S} source words", style="dim"))  # fmt: skip
-            return Group(*out)
+            return out
         label_w = min(10, max(len(w) for w in r.output) + 2)
         cw = 2 if label_w + 2 * r.S <= width else 1
         cur = t_now - 1
+        weights = self._per_result("attn", lambda: WEIGHT_CMAP.bins(r.attn).tolist())
         for t in range(len(r.output)):
             mark = "▸" if t == cur else " "
-            line = Text(f"{mark}{r.output[t][: label_w - 2]:<{label_w - 1}}",
-                        style="bold #ffd54f" if t == cur else "")  # fmt: skip
-            if t < t_now:
-                for b in WEIGHT_CMAP.bins(r.attn[t]):
-                    line.append(" " * cw, Style(bgcolor=WEIGHT_CMAP.color(int(b))))
-            out.append(line)
+            label = f"{mark}{r.output[t][: label_w - 2]:<{label_w - 1}}"
+            spans = []
+            if t < t_now:  # one cell per source word, coloured by its weight
+                spans = [Span(len(label) + j * cw, len(label) + (j + 1) * cw, _weight_style(b))
+                         for j, b in enumerate(weights[t])]  # fmt: skip
+                label += " " * (cw * len(weights[t]))
+            out.append(Text(label, style="bold #ffd54f" if t == cur else "", spans=spans))
         j_star = int(np.argmax(r.attn[cur])) if cur >= 0 else None
         out += _vertical_labels(r.source, cw, label_w, j_star)
         if cur >= 0 and j_star is not None:
             out.append(Text(
                 f"step {t_now}: {r.output[cur]!r} looks most at {r.source[j_star]!r} "
                 f"(weight {r.attn[cur, j_star]:.2f})"))  # fmt: skip
-        return Group(*out)
+        return out
 
     def _tf(self, width: int) -> Any:
         r = self.result
@@ -302,7 +358,7 @@ class Seq2SeqView(SceneView):
                 if d is f:
                     line.append(" | ")
             lines.append(line)
-        return Group(*summary, title, head, *lines)
+        return [*summary, title, head, *lines]
 
     @staticmethod
     def _tf_summary(r: Any) -> list[Text]:

@@ -96,7 +96,8 @@ class BeamTree(ScrollView, inherit_bindings=False, can_focus=True):
         self.greedy_path: tuple[int, ...] = ()
         self.best: int | None = None
         self._targets: dict[str, int] = {}
-        self._strips: dict[int, Strip] = {}
+        self._strips: dict[tuple, Strip] = {}  # row key -> its strip (the rows on screen)
+        self._shown: dict[int, tuple | None] = {}  # screen line -> key of the row painted there
         self._indent = 3
 
     # --- data in -------------------------------------------------------------------------------
@@ -115,9 +116,8 @@ class BeamTree(ScrollView, inherit_bindings=False, can_focus=True):
         self.greedy_path = greedy_path
         self.best = best
         self._targets = dict(targets or {})
-        self._strips.clear()
         self._layout()
-        self.refresh()
+        self._refresh_changed()
         self.call_after_refresh(self.scroll_to_selected)
 
     def selected_row(self) -> int | None:
@@ -182,7 +182,9 @@ class BeamTree(ScrollView, inherit_bindings=False, can_focus=True):
     # --- drawing -------------------------------------------------------------------------------
     def on_resize(self) -> None:
         self._strips.clear()
+        self._shown.clear()
         self._layout()
+        self.refresh()  # the indent may have changed with the width (a paint may precede this)
         self.call_after_refresh(self.scroll_to_selected)
 
     def _layout(self) -> None:
@@ -191,7 +193,58 @@ class BeamTree(ScrollView, inherit_bindings=False, can_focus=True):
         longest = max((len(r.node.text) for r in self.rows if r.node is not None), default=4)
         room = width - NUMBERS - 1 - 2 - min(longest, 12)
         self._indent = 3 if depth * 3 <= room else 2
-        self.virtual_size = Size(width, len(self.rows) + 1)
+        size = Size(width, len(self.rows) + 1)
+        # Textual moves the thumb only while the scrollbar shows: a scroll clamped to 0 while
+        # the tree was short left the thumb where it was when a taller tree showed it again.
+        if self.is_mounted and self.vertical_scrollbar.position != self.scroll_y:
+            self.vertical_scrollbar.position = self.scroll_y
+        if size == self.virtual_size:
+            return
+        # The widget's own size does not depend on its rows (1fr), so a new number of rows
+        # needs no layout of the screen unless the scrollbar appears or goes: only the
+        # scrollbar's length and the scroll limit change (a layout pass cost a frame ~70 ms).
+        room_y = self.container_size.height
+        if (
+            self.is_mounted
+            and room_y
+            and (size.height > room_y) == (self.virtual_size.height > room_y)
+        ):
+            self.set_reactive(BeamTree.virtual_size, size)
+            self._scroll_update(size)
+        else:
+            self.virtual_size = size
+
+    def _key(self, index: int, width: int) -> tuple:
+        """Everything a row's strip depends on (equal keys draw equal strips)."""
+        row = self.rows[index]
+        node = row.node
+        if node is None:
+            return (row, width)
+        greedy = self.greedy_path
+        on_greedy = (
+            node.depth > 0 and len(node.tokens) <= len(greedy)
+            and greedy[: len(node.tokens)] == node.tokens
+        )  # fmt: skip
+        return (row, node.id == self.selected, node.id == self.best, on_greedy, self._indent,
+                width)  # fmt: skip
+
+    def _refresh_changed(self) -> None:
+        """Repaint only the screen lines whose row differs from the one painted there."""
+        if not self.is_mounted or not self._shown:
+            self.refresh()
+            return
+        width = self.scrollable_content_region.width
+        height = self.scrollable_content_region.height
+        top = int(self.scroll_offset.y)
+        keys: dict[tuple | None, None] = {}
+        for y in range(1, height):
+            index = top + y - 1
+            key = self._key(index, width) if 0 <= index < len(self.rows) else None
+            keys[key] = None
+            if self._shown.get(y, ()) != key:
+                self.refresh(Region(0, y, width, 1))
+        # keep only the strips still on screen (a later frame often shows the same rows)
+        self._strips = {key: strip for key, strip in self._strips.items() if key in keys}
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
@@ -199,11 +252,14 @@ class BeamTree(ScrollView, inherit_bindings=False, can_focus=True):
             return self._header(width)
         index = int(self.scroll_offset.y) + y - 1
         if not 0 <= index < len(self.rows):
+            self._shown[y] = None
             return Strip.blank(width)
-        strip = self._strips.get(index)
+        key = self._key(index, width)
+        self._shown[y] = key
+        strip = self._strips.get(key)
         if strip is None:
             strip = self._row_strip(self.rows[index], width)
-            self._strips[index] = strip
+            self._strips[key] = strip
         return strip
 
     def _header(self, width: int) -> Strip:

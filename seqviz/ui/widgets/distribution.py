@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -67,23 +68,44 @@ class DistributionBars(Widget):
     def set_distribution(
         self, dist: Any, marks: dict[int, str] | None = None, message: str = ""
     ) -> None:
-        """A Distribution (seqviz.decoding.filters) and the tree status of each child token."""
+        """A Distribution (seqviz.decoding.filters) and the tree status of each child token.
+        Only the lines that differ from those on screen are repainted (a new frame of the tree
+        usually changes a few markers, not the bars)."""
         self._dist = dist
         self._marks = dict(marks or {})
         self._message = message
+        old, old_size = self._strips, self._strips_size
         self._strips_size = None
-        self.refresh()
+        if not self.is_mounted or old_size is None or old_size != tuple(self.size):
+            self.refresh()
+            return
+        width, height = self.size
+        new = self._build(width, height)
+        blank = Strip.blank(width)
+        changed = [
+            y for y in range(height)
+            if (old[y] if y < len(old) else blank) != (new[y] if y < len(new) else blank)
+        ]  # fmt: skip
+        for y in changed:
+            self.refresh(Region(0, y, width, 1))
 
     def on_resize(self) -> None:
         self._strips_size = None
 
+    def _build(self, width: int, height: int) -> list[Strip]:
+        self._strips_size = (width, height)
+        self._strips = [
+            Strip(line).crop(0, width).extend_cell_length(width)
+            for line in self._lines(width, height)
+        ]
+        return self._strips
+
     def render_line(self, y: int) -> Strip:
         width, height = self.size
         if self._strips_size != (width, height):
-            self._strips_size = (width, height)
-            self._strips = [Strip(line).crop(0, width) for line in self._lines(width, height)]
+            self._build(width, height)
         if y < len(self._strips):
-            return self._strips[y].extend_cell_length(width)
+            return self._strips[y]
         return Strip.blank(width)
 
     def _lines(self, width: int, height: int) -> list[list[Segment]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from io import StringIO
+from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.segment import Segment
@@ -45,7 +46,9 @@ def padded(texts: Sequence[Text], height: int, width: int) -> Group:
 
 
 class Readout(Widget):
-    """Shows whatever ``builder(width)`` returns; rebuilt on resize so nothing is cut off.
+    """Shows whatever ``builder(width)`` returns (a renderable, or a list of Text lines, drawn
+    as their Group; each line's strips are kept while it stays the same, so a frame that
+    changes a few lines draws only those); rebuilt on resize so nothing is cut off.
 
     The renderable is drawn once per content and width and kept as strips, which also give the
     height; so new numbers cost one Rich render, and a layout pass of the screen only when the
@@ -68,6 +71,8 @@ class Readout(Widget):
         self._strips_width = 0
         self._key: Callable[[], Hashable] | None = None
         self._drawn: dict[Hashable, list[Strip]] = {}  # (key, width, theme) -> lines
+        self._line_cache: dict[tuple, list[Strip]] = {}  # a Text line's key -> its strips
+        self._line_cache_key: tuple = ()
 
     def set_builder(self, builder: Callable[[int], RenderableType],
                     key: Callable[[], Hashable] | None = None) -> None:  # fmt: skip
@@ -108,16 +113,38 @@ class Readout(Widget):
         app = self.app
         style = self.visual_style
         options = app.console_options.update(highlight=False, width=width, height=None)
-        renderable = self.post_render(self._builder(max(10, width)), style.rich_style)
-        segments = app.console.render(renderable, options)
-        lines = Segment.split_and_crop_lines(segments, width, include_new_lines=False, pad=False)
-        self._strips = [Strip(line) for line in lines]
+        out = self._builder(max(10, width))
+        if isinstance(out, list):
+            self._strips = self._text_lines(out, options, style.rich_style, width)
+        else:
+            self._strips = self._draw(out, options, style.rich_style, width)
         self._strips_width = width
         if key is not None:
             if len(self._drawn) >= DRAWN_CACHE:
                 self._drawn.clear()
             self._drawn[key] = self._strips
         return self._strips
+
+    def _draw(self, renderable: RenderableType, options: Any, base: Any, width: int) -> list[Strip]:
+        segments = self.app.console.render(self.post_render(renderable, base), options)
+        lines = Segment.split_and_crop_lines(segments, width, include_new_lines=False, pad=False)
+        return [Strip(line) for line in lines]
+
+    def _text_lines(self, texts: list[Text], options: Any, base: Any, width: int) -> list[Strip]:
+        """A list of Texts drawn as a Group of them is, reusing the strips of unchanged lines."""
+        cache = self._line_cache if self._line_cache_key == (width, base) else {}
+        fresh: dict[tuple, list[Strip]] = {}
+        strips: list[Strip] = []
+        for text in texts:
+            key = (text.plain, tuple(text.spans), text.style, text.justify, text.overflow,
+                   text.no_wrap, text.end)  # fmt: skip
+            drawn = fresh.get(key) or cache.get(key)
+            if drawn is None:  # as one member of the Group (the widget's justify not applied)
+                drawn = self._draw(Group(text), options, base, width)
+            fresh[key] = drawn
+            strips.extend(drawn)
+        self._line_cache, self._line_cache_key = fresh, (width, base)
+        return strips
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._lines(width)) if width > 0 else 0
