@@ -209,6 +209,12 @@ class Seq2SeqView(SceneView):
                 self._drawn[rid] = key
                 self.query_one(f"#{rid}", Readout).rebuild()
 
+    def on_resize(self) -> None:
+        # The teacher-forcing and attention readouts fit their panels' heights, which are known
+        # only once the screen is laid out (a first result can be drawn before that).
+        if self.result is not None:
+            self.show_frame(self.frame)
+
     def frame_label(self, frame: int) -> str:
         r = self.result
         if r is None or r.error:
@@ -257,7 +263,8 @@ class Seq2SeqView(SceneView):
         r = self.result
         if not isinstance(texts, list) or r is None:
             return texts
-        last = self._per_result(("attn lines", width),
+        panel = self.query_one("#attn-panel").size.height  # the bottleneck's column fits it
+        last = self._per_result(("attn lines", width, panel),
                                 lambda: steady_height([self._attn(width, r.S + r.T)], width))
         return texts + [Text("") for _ in range(last - wrapped_lines(texts, width))]
 
