@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from rich.style import Style
-from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.widget import Widget
+from widget_host import Host, drawn
 
 from seqviz.ui.widgets.curves import BRAILLE, CurvePlot
 from seqviz.ui.widgets.plots import Series
@@ -14,22 +13,8 @@ from seqviz.ui.widgets.plots import Series
 RED, BLUE = (255, 0, 0), (0, 0, 255)
 
 
-class _Host(App):
-    def __init__(self, *widgets: Widget) -> None:
-        super().__init__()
-        self.widgets = widgets
-
-    def compose(self) -> ComposeResult:
-        yield from self.widgets
-
-
-def _drawn(widget: Widget) -> list[list[tuple[str, Style | None]]]:
-    lines = widget.render_lines(Region(0, 0, *widget.size))
-    return [[(ch, seg.style) for seg in line for ch in seg.text] for line in lines]
-
-
 def _text(widget: Widget) -> list[str]:
-    return ["".join(ch for ch, _ in line) for line in _drawn(widget)]
+    return ["".join(ch for ch, _ in line) for line in drawn(widget)]
 
 
 def _loss(n: int) -> np.ndarray:
@@ -44,7 +29,7 @@ def _set(plot: CurvePlot, n: int, extra: list[Series] | None = None) -> None:
 
 async def test_axes_ticks_and_label() -> None:
     plot = CurvePlot(log_y=True, xlabel="update", id="p")
-    async with _Host(plot).run_test(size=(60, 16)) as pilot:
+    async with Host(plot).run_test(size=(60, 16)) as pilot:
         _set(plot, 400)
         await pilot.pause()
         text = _text(plot)
@@ -64,15 +49,15 @@ async def test_axes_ticks_and_label() -> None:
 
 async def test_a_grown_curve_equals_one_drawn_from_scratch_and_changed_only_its_end() -> None:
     grown, fresh = CurvePlot(id="grown"), CurvePlot(id="fresh")
-    async with _Host(grown, fresh).run_test(size=(60, 30)) as pilot:
+    async with Host(grown, fresh).run_test(size=(60, 30)) as pilot:
         _set(grown, 400)
         await pilot.pause()
-        before = _drawn(grown)
+        before = drawn(grown)
         _set(grown, 410)
         _set(fresh, 410)
         await pilot.pause()
-        after = _drawn(grown)
-        assert after == _drawn(fresh)
+        after = drawn(grown)
+        assert after == drawn(fresh)
         changed = {x for a, b in zip(before, after, strict=True) for x in range(len(a))
                    if a[x] != b[x]}  # fmt: skip
         near = range(grown.column_of(400) - 1, grown.column_of(410) + 2)
@@ -87,7 +72,7 @@ async def test_a_grown_curve_equals_one_drawn_from_scratch_and_changed_only_its_
 
 async def test_nan_breaks_the_line_and_markers_show_as_characters() -> None:
     plot = CurvePlot(log_y=True, id="p")
-    async with _Host(plot).run_test(size=(50, 14)) as pilot:
+    async with Host(plot).run_test(size=(50, 14)) as pilot:
         x = np.arange(1.0, 101.0)
         y = np.ones(100)
         y[40:60] = np.nan  # a stretch of non-finite losses: no line drawn through it

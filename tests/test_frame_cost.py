@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from rich.style import Style
 from rich.text import Text
-from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.widget import Widget
+from widget_host import Host, drawn
 
 from seqviz.ui.compat_textual import paint_now
 from seqviz.ui.widgets.colormap import diverging, sequential
@@ -38,22 +38,7 @@ async def test_no_animation_frame_changes_a_readout_height(scene, make_app):
 
 
 # --- the caches a frame reuses, and the direct path past Textual's line pass ------------------
-class _Host(App):
-    def __init__(self, *widgets: Widget) -> None:
-        super().__init__()
-        self.widgets = widgets
-
-    def compose(self) -> ComposeResult:
-        yield from self.widgets
-
-
-def _drawn(widget: Widget) -> list[list[tuple[str, Style | None]]]:
-    """The widget's lines as its screen would get them, cell by cell (text, style)."""
-    lines = widget.render_lines(Region(0, 0, *widget.size))
-    return [[(ch, seg.style) for seg in line for ch in seg.text] for line in lines]
-
-
-def _textual_drawn(widget: Widget) -> list[list[tuple[str, Style | None]]]:
+def _textualdrawn(widget: Widget) -> list[list[tuple[str, Style | None]]]:
     """The same lines through Textual's own pass (its StylesCache), from scratch."""
     widget._styles_cache.clear()
     lines = Widget.render_lines(widget, Region(0, 0, *widget.size))
@@ -67,7 +52,7 @@ async def test_a_heatmap_line_cache_follows_data_colours_cursor_and_size() -> No
     # Lines are kept per (line, revealed edge); each change must draw them anew. A fresh heatmap
     # in the same state is the reference.
     cached, fresh = Heatmap(id="cached"), Heatmap(id="fresh")
-    async with _Host(cached, fresh).run_test(size=(40, 12)) as pilot:
+    async with Host(cached, fresh).run_test(size=(40, 12)) as pilot:
         changes = [
             lambda h: h.set_data(DATA, diverging(1.0)),
             lambda h: h.set_visible(5),
@@ -81,18 +66,18 @@ async def test_a_heatmap_line_cache_follows_data_colours_cursor_and_size() -> No
         for k, change in enumerate(changes):
             change(cached)
             await pilot.pause()
-            _drawn(cached)  # painted in this state: its lines are now cached
+            drawn(cached)  # painted in this state: its lines are now cached
             fresh.remove()
             fresh = Heatmap(id=f"fresh-{k}")
             await pilot.app.mount(fresh)
             for earlier in changes[: k + 1]:
                 earlier(fresh)
             await pilot.pause()
-            assert _drawn(cached) == _drawn(fresh), f"after change {k}"
+            assert drawn(cached) == drawn(fresh), f"after change {k}"
         await pilot.resize_terminal(52, 12)  # a new size: every line is drawn again
         await pilot.pause()
-        assert _drawn(cached) == _drawn(fresh)
-        assert _drawn(cached) == _textual_drawn(cached)
+        assert drawn(cached) == drawn(fresh)
+        assert drawn(cached) == _textualdrawn(cached)
 
 
 async def test_a_growing_plot_reuses_a_frame_only_for_the_same_curves() -> None:
@@ -100,37 +85,37 @@ async def test_a_growing_plot_reuses_a_frame_only_for_the_same_curves() -> None:
     first = [Series("a", t, np.sin(t), (255, 0, 0))]
     second = [Series("a", t, np.cos(t), (255, 0, 0))]
     cached, fresh = SeriesPlot(log_y=False, id="c"), SeriesPlot(log_y=False, id="f")
-    async with _Host(cached, fresh).run_test(size=(60, 24)) as pilot:
+    async with Host(cached, fresh).run_test(size=(60, 24)) as pilot:
         for plot, series in ((cached, first), (fresh, second)):
             plot.set_series(series, ylim=(-1.0, 1.0))
         await pilot.pause()
         for upto in (4, 5):
             cached.set_upto(upto)
             await pilot.pause()
-            _drawn(cached)
+            drawn(cached)
         cached.set_series(second, ylim=(-1.0, 1.0))  # new curves, then the same frame again
         cached.set_upto(5)
         fresh.set_upto(5)
         await pilot.pause()
-        assert _drawn(cached) == _drawn(fresh)
-        assert _drawn(cached) == _textual_drawn(cached)
+        assert drawn(cached) == drawn(fresh)
+        assert drawn(cached) == _textualdrawn(cached)
 
 
 async def test_the_direct_path_draws_what_textual_draws_and_steps_aside_for_styles() -> None:
     heatmap = Heatmap()
-    async with _Host(heatmap).run_test(size=(40, 12)) as pilot:
+    async with Host(heatmap).run_test(size=(40, 12)) as pilot:
         heatmap.set_data(DATA, diverging(1.0))
         heatmap.set_visible(7)
         await pilot.pause()
         assert heatmap._direct_background() is not None
-        assert _drawn(heatmap) == _textual_drawn(heatmap)
+        assert drawn(heatmap) == _textualdrawn(heatmap)
         # a border, padding or tint: Textual's pass draws them, the direct path steps aside
         heatmap.styles.padding = (0, 1)
         heatmap.styles.tint = "red 30%"
         await pilot.pause()
         assert heatmap._direct_background() is None
-        tinted = _drawn(heatmap)
-        assert tinted == _textual_drawn(heatmap)
+        tinted = drawn(heatmap)
+        assert tinted == _textualdrawn(heatmap)
         assert tinted[0][0][0] == " "  # the padding is drawn
 
 
@@ -143,7 +128,7 @@ async def test_a_keyed_readout_draws_each_key_once_and_a_new_builder_anew() -> N
         return Text(f"value {state['n']}")
 
     readout = Readout()
-    async with _Host(readout).run_test(size=(30, 4)) as pilot:
+    async with Host(readout).run_test(size=(30, 4)) as pilot:
         readout.set_builder(builder, key=lambda: state["n"])
         await pilot.pause()
 
