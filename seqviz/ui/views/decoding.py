@@ -20,6 +20,7 @@ from seqviz.scenes.decoding import DecodingResult, frame_step, tree_rows, winner
 from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.beamtree import BEST, COLORS, GREEDY, MARKERS, BeamTree, fmt_prob
 from seqviz.ui.widgets.distribution import DistributionBars, summary
+from seqviz.ui.widgets.readout import text_key
 
 LEGEND = (
     ("pending", "scored"),
@@ -41,14 +42,6 @@ def legend_text() -> Text:
     text.append("  ", style="on #173b2b")
     text.append(" live beam", style="#9e9e9e")
     return text
-
-
-def _text_key(content: Any) -> Any:
-    """What a Text draws as (None for anything else: never taken as unchanged)."""
-    if not isinstance(content, Text):
-        return None
-    return (content.plain, tuple(content.spans), content.style, content.justify,
-            content.overflow, content.no_wrap, content.end)  # fmt: skip
 
 
 class Sized(Widget):
@@ -91,7 +84,7 @@ class Sized(Widget):
     def _strips(self) -> list[Strip]:
         """The strips for the builder now (the kept ones if it draws the same Text)."""
         content = self.render()
-        key = (*self._size_key(), _text_key(content))
+        key = (*self._size_key(), text_key(content) if isinstance(content, Text) else None)
         if self._lines is None or key[2] is None or key != self._lines_key:
             width, height = self.size
             self._lines = Visual.to_strips(self, visualize(self, content), width, height,

@@ -45,6 +45,12 @@ def padded(texts: Sequence[Text], height: int, width: int) -> Group:
     return Group(*texts, *(Text("") for _ in range(blank)))
 
 
+def text_key(text: Text) -> tuple:
+    """Everything a Text draws from: equal keys draw equal lines."""
+    return (text.plain, tuple(text.spans), text.style, text.justify, text.overflow,
+            text.no_wrap, text.end)  # fmt: skip
+
+
 class Readout(Widget):
     """Shows whatever ``builder(width)`` returns (a renderable, or a list of Text lines, drawn
     as their Group; each line's strips are kept while it stays the same, so a frame that
@@ -136,8 +142,7 @@ class Readout(Widget):
         fresh: dict[tuple, list[Strip]] = {}
         strips: list[Strip] = []
         for text in texts:
-            key = (text.plain, tuple(text.spans), text.style, text.justify, text.overflow,
-                   text.no_wrap, text.end)  # fmt: skip
+            key = text_key(text)
             drawn = fresh.get(key) or cache.get(key)
             if drawn is None:  # as one member of the Group (the widget's justify not applied)
                 drawn = self._draw(Group(text), options, base, width)
