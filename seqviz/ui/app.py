@@ -18,6 +18,7 @@ order and errors raise at once) and the screen catches up through the worker and
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -140,6 +141,7 @@ class SeqvizApp(App[None]):
         if warm_kernels:
             self._kernel_status = KernelStatus(self)
         self._probe = launch_probe()  # `seqviz bench --ui` timing this launch, else None
+        self._heap_frozen = False  # the objects of the view on screen are out of the GC's way
 
     # --- layout --------------------------------------------------------------------------------
     def get_default_screen(self) -> RegionScreen:
@@ -199,6 +201,24 @@ class SeqvizApp(App[None]):
     def on_unmount(self) -> None:
         if self._kernel_status is not None:
             self._kernel_status.stop()  # ends a compiling child process with the app
+        self._thaw_heap()
+
+    # --- the garbage collector -------------------------------------------------------------------
+    # A full collection walks every object (about 200,000 once a scene is up: Textual, the
+    # widgets, NumPy, Numba) and took 250-880 ms, at a random moment: often right after a key.
+    # Once a view shows its first result, everything alive is frozen (never walked again), so a
+    # collection walks only what came after; a scene switch thaws and collects once, so the old
+    # view's objects are freed and memory stays flat.
+    def _freeze_heap(self) -> None:
+        if not self._heap_frozen and self.is_running:
+            gc.freeze()
+            self._heap_frozen = True
+
+    def _thaw_heap(self) -> None:
+        if self._heap_frozen:
+            gc.unfreeze()
+            self._heap_frozen = False
+            gc.collect()
 
     def on_resize(self, event: events.Resize) -> None:
         self._apply_size_classes(event.size)
@@ -492,6 +512,8 @@ class SeqvizApp(App[None]):
             if self._kernel_status is not None:
                 self.call_after_refresh(self._kernel_status.first_paint)
         self.playback.set_frames(self.scene.frames(message.result))
+        if not self._heap_frozen:
+            self.call_after_refresh(self._freeze_heap)
         with self.batch_update():
             view.show_result(message.result)
             view.show_values(self.values)
@@ -534,6 +556,7 @@ class SeqvizApp(App[None]):
             self._result = None
             await slot.mount(view)
             self._view = view
+            self._thaw_heap()  # frees the old view; the new one freezes after its first result
             await self.query_one(ParamPanel).show_scene(scene, self.values)
             # After the view's own focus request (a widget's focus() is a call_later too), and
             # before the next paint: the first frame shows the focused row, painted once.

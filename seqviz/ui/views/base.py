@@ -19,8 +19,28 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 
+class _Title:
+    """A panel's ``border_title`` that repaints only when it changes: Textual repaints the whole
+    panel, every line of its border, on each set, and views set their titles with each result."""
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return _TEXTUAL_TITLE.__get__(obj, objtype)
+
+    def __set__(self, obj: Any, title: Any) -> None:
+        if obj.__dict__.get("_title_set", _UNSET) == title:
+            return
+        obj.__dict__["_title_set"] = title
+        _TEXTUAL_TITLE.__set__(obj, title)
+
+
+_TEXTUAL_TITLE: Any = Widget.__dict__["border_title"]
+_UNSET = object()
+
+
 class Panel(Vertical):
     """A bordered panel with a title and a caption line saying what to look at."""
+
+    border_title = _Title()  # type: ignore[assignment]
 
     ALLOW_MAXIMIZE = True  # presenter key `m`: one panel fills the projector
 

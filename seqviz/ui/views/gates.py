@@ -201,6 +201,8 @@ class GatesView(SceneView):
             self.query_one(f"#map-{i}", Heatmap).set_cursor(unit)
 
     def show_values(self, values: Any) -> None:
+        if values == self.values and self.result is not None:
+            return  # the values show_result has just drawn (the app passes them again)
         self.values = values
         if self.result is not None:
             self._show_unit()

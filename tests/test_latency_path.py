@@ -1,0 +1,126 @@
+"""The path from a parameter change to the repainted result: order, the last value wins, the
+garbage collector's frozen heap, and nothing left running at quit."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+from waiting import until
+
+from seqviz.ui.views.base import Panel
+from seqviz.ui.widgets.colormap import diverging, sequential
+from seqviz.ui.widgets.legend import ColorLegend
+
+
+async def test_a_burst_of_changes_ends_on_the_last_value(make_app, ready):
+    """Ten values set faster than they compute: results are shown in the order asked, none
+    older after a newer one, and the screen ends on the result of the last value."""
+    app = make_app("vanishing")
+    shown: list[tuple[int, float]] = []
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        view = app._view
+        original = view.show_result
+
+        def recording(result):
+            shown.append((app._generation, result.values.rho))
+            original(result)
+
+        view.show_result = recording
+        first = app._generation
+        values = [round(1.05 + 0.05 * i, 2) for i in range(10)]
+        for rho in values:
+            app.set_param("rho", rho)  # no wait between them
+        await ready(app, pilot)
+        assert shown, "no result was shown after the burst"
+        rhos = [rho for _, rho in shown]
+        assert all(rho in values for rho in rhos)
+        assert rhos == sorted(rhos)  # in the order asked: never an older value after a newer
+        assert rhos[-1] == values[-1] == app.values.rho == app.result.values.rho
+        assert app._shown_generation == app._generation == first + len(values)
+        assert app.query_one("#status").render().plain.find("computing") < 0
+
+
+async def test_results_for_stale_values_are_dropped(make_app, ready):
+    """A result computed for values that were replaced meanwhile is never drawn."""
+    app = make_app("gates")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        drawn: list[int] = []
+        original = app._view.show_result
+        app._view.show_result = lambda r: (drawn.append(r.values.layer), original(r))
+        app.set_param("layer", 1)
+        app.set_param("layer", 0)
+        await ready(app, pilot)
+        assert drawn and drawn[-1] == 0 == app.result.values.layer
+        assert drawn in ([0], [1, 0])
+
+
+async def test_the_heap_is_frozen_once_shown_and_thawed_on_switch_and_exit(make_app, ready):
+    """After a view's first result everything alive is frozen (a collection skips it); a
+    scene switch thaws and collects, so the old view is freed; quitting thaws the heap."""
+    app = make_app("vanishing")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        await until(lambda: gc.get_freeze_count() > 0, pilot, what="the heap frozen")
+        old = weakref.ref(app._view)
+        app.set_scene("memory")
+        await ready(app, pilot)
+        await until(lambda: old() is None, pilot, what="the old view freed")
+        await until(lambda: gc.get_freeze_count() > 0, pilot, what="the new view frozen")
+    assert gc.get_freeze_count() == 0
+
+
+def _threads_in_seqviz() -> list[str]:
+    """Threads other than this one with seqviz code on their stack (a computation running)."""
+    import sys
+    import threading
+    import traceback
+
+    names = {t.ident: t.name for t in threading.enumerate()}
+    busy = []
+    for ident, frame in sys._current_frames().items():
+        if ident == threading.get_ident():
+            continue
+        files = [entry.filename for entry in traceback.extract_stack(frame)]
+        if any("/seqviz/" in name and "/tests/" not in name for name in files):
+            busy.append(names.get(ident, str(ident)))
+    return busy
+
+
+async def test_no_computation_is_left_running_at_quit(make_app, ready):
+    """Quit right after a burst of changes: no thread is left computing."""
+    import asyncio
+
+    app = make_app("vanishing", {"steps": 1000, "hidden": 256})  # each compute takes a while
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        for rho in (1.1, 1.2, 1.3):
+            app.set_param("rho", rho)
+    for _ in range(1000):
+        if not _threads_in_seqviz():
+            break
+        await asyncio.sleep(0.01)
+    assert _threads_in_seqviz() == []
+
+
+async def test_an_unchanged_title_or_legend_repaints_nothing(make_app, ready):
+    """Views set every panel's title and legend with each result; Textual repaints the whole
+    panel on each set, so an unchanged one must not reach it."""
+    app = make_app("gates")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        panel = app.query_one("#gate-0", Panel)
+        legend = app.query_one("#legend-0", ColorLegend)
+        calls: list[str] = []
+        panel.refresh = lambda *a, **k: calls.append("panel")  # type: ignore[method-assign]
+        legend.refresh = lambda *a, **k: calls.append("legend")  # type: ignore[method-assign]
+        title = panel.border_title
+        panel.border_title = title
+        legend.set_map(legend._cmap, legend._label)
+        assert calls == []
+        panel.border_title = "another title"
+        legend.set_map(diverging(2.0) if legend._cmap == sequential() else sequential())
+        assert calls == ["panel", "legend"]
+        assert panel.border_title == "another title"
