@@ -57,9 +57,14 @@ async def test_results_for_stale_values_are_dropped(make_app, ready):
         assert drawn in ([0], [1, 0])
 
 
-async def test_the_heap_is_frozen_once_shown_and_thawed_on_switch_and_exit(make_app, ready):
+async def test_the_heap_is_frozen_once_shown_and_thawed_on_switch_and_exit(
+    make_app, ready, monkeypatch
+):
     """After a view's first result everything alive is frozen (a collection skips it); a
     scene switch thaws and collects, so the old view is freed; quitting thaws the heap."""
+    import seqviz.ui.app as app_module
+
+    monkeypatch.setattr(app_module, "THAW_INTERVAL", 0.0)
     app = make_app("vanishing")
     async with app.run_test(size=(160, 50)) as pilot:
         await ready(app, pilot)
@@ -67,9 +72,31 @@ async def test_the_heap_is_frozen_once_shown_and_thawed_on_switch_and_exit(make_
         old = weakref.ref(app._view)
         app.set_scene("memory")
         await ready(app, pilot)
-        await until(lambda: old() is None, pilot, what="the old view freed")
+        assert old() is None  # collected by the switch itself
         await until(lambda: gc.get_freeze_count() > 0, pilot, what="the new view frozen")
     assert gc.get_freeze_count() == 0
+
+
+async def test_fast_switches_collect_at_most_once_a_second(make_app, ready, monkeypatch):
+    """Switching faster than THAW_INTERVAL keeps the heap frozen (no full collection per key);
+    the next switch after it thaws and frees every view shown meanwhile."""
+    import seqviz.ui.app as app_module
+
+    monkeypatch.setattr(app_module, "THAW_INTERVAL", 1e9)
+    app = make_app("vanishing")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        await until(lambda: gc.get_freeze_count() > 0, pilot, what="the heap frozen")
+        old = []
+        for name in ("memory", "gradflow", "vanishing"):
+            old.append(weakref.ref(app._view))
+            app.set_scene(name)
+            await ready(app, pilot)
+            assert gc.get_freeze_count() > 0  # not thawed: no full collection
+        monkeypatch.setattr(app_module, "THAW_INTERVAL", 0.0)
+        app.set_scene("memory")
+        await ready(app, pilot)
+        assert [ref() for ref in old] == [None, None, None]
 
 
 def _threads_in_seqviz() -> list[str]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import importlib
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,7 @@ COMPACT_WIDTH = 120
 COMPACT_HEIGHT = 34
 COMPILING = "compiling kernels (first launch only)…"
 FIRST_FRAME_HOLD = 1.0  # seconds the first paint may wait for the first result
+THAW_INTERVAL = 1.0  # seconds: scene switches collect the old views at most this often
 
 
 class SeqvizApp(App[None]):
@@ -141,7 +143,7 @@ class SeqvizApp(App[None]):
         if warm_kernels:
             self._kernel_status = KernelStatus(self)
         self._probe = launch_probe()  # `seqviz bench --ui` timing this launch, else None
-        self._heap_frozen = False  # the objects of the view on screen are out of the GC's way
+        self._frozen_at: float | None = None  # when the heap was frozen (time.monotonic)
 
     # --- layout --------------------------------------------------------------------------------
     def get_default_screen(self) -> RegionScreen:
@@ -201,23 +203,27 @@ class SeqvizApp(App[None]):
     def on_unmount(self) -> None:
         if self._kernel_status is not None:
             self._kernel_status.stop()  # ends a compiling child process with the app
-        self._thaw_heap()
+        self._thaw_heap(collect=False)  # quitting: the objects go back to the collector
 
     # --- the garbage collector -------------------------------------------------------------------
     # A full collection walks every object (about 200,000 once a scene is up: Textual, the
     # widgets, NumPy, Numba) and took 250-880 ms, at a random moment: often right after a key.
     # Once a view shows its first result, everything alive is frozen (never walked again), so a
-    # collection walks only what came after; a scene switch thaws and collects once, so the old
-    # view's objects are freed and memory stays flat.
+    # collection walks only what came after. A scene switch thaws and collects once (the old
+    # view's objects are freed, memory stays flat), at most once a second: keys switching
+    # scenes faster leave the heap frozen a little longer, which only delays the collection.
     def _freeze_heap(self) -> None:
-        if not self._heap_frozen and self.is_running:
+        if self._frozen_at is None and self.is_running:
             gc.freeze()
-            self._heap_frozen = True
+            self._frozen_at = time.monotonic()
 
-    def _thaw_heap(self) -> None:
-        if self._heap_frozen:
-            gc.unfreeze()
-            self._heap_frozen = False
+    def _thaw_heap(self, *, collect: bool = True) -> None:
+        frozen_at = self._frozen_at
+        if frozen_at is None or (collect and time.monotonic() - frozen_at < THAW_INTERVAL):
+            return
+        gc.unfreeze()
+        self._frozen_at = None
+        if collect:
             gc.collect()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -512,7 +518,7 @@ class SeqvizApp(App[None]):
             if self._kernel_status is not None:
                 self.call_after_refresh(self._kernel_status.first_paint)
         self.playback.set_frames(self.scene.frames(message.result))
-        if not self._heap_frozen:
+        if self._frozen_at is None:
             self.call_after_refresh(self._freeze_heap)
         with self.batch_update():
             view.show_result(message.result)
