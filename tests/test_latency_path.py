@@ -151,3 +151,40 @@ async def test_an_unchanged_title_or_legend_repaints_nothing(make_app, ready):
         legend.set_map(diverging(2.0) if legend._cmap == sequential() else sequential())
         assert calls == ["panel", "legend"]
         assert panel.border_title == "another title"
+
+
+def _drawn(renderable, width):
+    """(text, style) runs of each line as a console draws ``renderable`` at ``width``."""
+    from rich.console import Console
+    from rich.segment import Segment
+    from rich.style import Style
+
+    console = Console(width=width, force_terminal=True, color_system="truecolor")
+    options = console.options.update(width=width, height=None, highlight=False)
+    lines = Segment.split_and_crop_lines(
+        console.render(renderable, options), width, include_new_lines=False, pad=False
+    )
+    runs = ([Segment(t, style or Style.null()) for t, style, _ in line] for line in lines)
+    return [[(s.text, s.style) for s in Segment.simplify(line)] for line in runs]
+
+
+def test_number_tables_draw_as_rich_tables_do():
+    """A readout's NumberTable draws cell for cell, style for style what rich's Table draws,
+    whether it fits its width (drawn as text lines) or not (left to rich)."""
+    from rich.style import Style
+    from rich.table import Table
+
+    from seqviz.ui.widgets.readout import NumberTable
+
+    table = NumberTable()
+    table.add_column("k back")
+    table.add_column("now tanh", justify="right", style="bold")
+    for rho in (0.8, 1.0, 1.2):
+        table.add_column(f"rho {rho:.1f}", justify="right", style="dim")
+    table.add_row("1", "6.5e-01", "·", "inf", "nan")
+    table.add_row("lin 59", "·", "4.4e+02", "-inf", "1.0e-300")
+    for width in (80, 46, 45, 20):  # 46 columns fit it exactly; 45 leave it to rich
+        assert _drawn(table.renderable(width), width) == _drawn(table.rich_table(), width)
+    header = (" k back  now tanh  rho 0.8  rho 1.0   rho 1.2 ", Style(bold=True))
+    assert _drawn(table.renderable(80), 80)[0] == [header]
+    assert isinstance(table.renderable(45), Table) and not isinstance(table.renderable(46), Table)

@@ -6,7 +6,6 @@ import math
 from typing import Any
 
 import numpy as np
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -17,7 +16,7 @@ from seqviz.ui.widgets.colormap import log_magnitude
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.legend import ColorLegend
 from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
-from seqviz.ui.widgets.readout import Readout, sci
+from seqviz.ui.widgets.readout import NumberTable, Readout, sci
 
 COLORS = {
     "rnn": (255, 120, 90),
@@ -164,10 +163,10 @@ class GradflowView(SceneView):
                         f"mean z {r.mean_update:.3f}"
                         + (f"  LRU {sci(r.lru.norms[k])} (scan {r.lru.scan_rounds} rounds, "
                            f"loop {T} steps)" if r.lru is not None else ""))  # fmt: skip
-        table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-        table.add_column("k back", no_wrap=True)
+        table = NumberTable()
+        table.add_column("k back")
         for k in ks:
-            table.add_column(str(k), justify="right", no_wrap=True)
+            table.add_column(str(k), justify="right")
         for c in CELLS:
             table.add_row(f"{c.upper()} dh", *(sci(r.norms[c][k]) for k in ks))
         table.add_row("c path", *(sci(r.cell_path[k]) for k in ks))
@@ -182,7 +181,7 @@ class GradflowView(SceneView):
                         f"rounds, max |loop - scan| {sci(r.lru.max_diff)}", style="")  # fmt: skip
         from rich.console import Group
 
-        return Group(table, note)
+        return Group(table.renderable(width), note)
 
 
 def captions(result: Any) -> tuple[str, str]:

@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 
@@ -23,7 +22,7 @@ from seqviz.ui.widgets.plots import (
     Series,
     SeriesPlot,
 )
-from seqviz.ui.widgets.readout import Readout, sci
+from seqviz.ui.widgets.readout import NumberTable, Readout, sci
 
 SHORT = {"tanh": "tanh", "linear": "lin"}  # the readout's "now" column names its network
 TANH_COLOR = (255, 120, 90)
@@ -185,25 +184,25 @@ class VanishingView(SceneView):
             parts.append(overflow_text(r.overflow))
         name = r.values.nonlinearity
         if width >= 44 and not self.screen.has_class("-compact"):
-            table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-            table.add_column("k back", no_wrap=True)
-            table.add_column(f"now {SHORT[name]}", justify="right", no_wrap=True, style="bold")
+            table = NumberTable()
+            table.add_column("k back")
+            table.add_column(f"now {SHORT[name]}", justify="right", style="bold")
             for rho, _, _ in r.lesson:
-                table.add_column(f"rho {rho:.1f}", justify="right", no_wrap=True, style="dim")
+                table.add_column(f"rho {rho:.1f}", justify="right", style="dim")
             for k in ks:
                 lesson = [sci(norms[(1, 10, 30, 59).index(k)]) for _, norms, _ in r.lesson]
                 table.add_row(f"{k}", self._at(r.norms, k), *lesson)
             table.add_row(f"lin {last}", self._at(r.norms_linear, last),
                           *(sci(lin) for _, _, lin in r.lesson))  # fmt: skip
-            parts.append(table)
+            parts.append(table.renderable(width))
         elif not self.screen.has_class("-compact"):  # a narrow panel: this run's column only
-            table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-            table.add_column("k back", no_wrap=True)
-            table.add_column(f"now {SHORT[name]}", justify="right", no_wrap=True, style="bold")
+            table = NumberTable()
+            table.add_column("k back")
+            table.add_column(f"now {SHORT[name]}", justify="right", style="bold")
             for k in ks:
                 table.add_row(f"{k}", self._at(r.norms, k))
             table.add_row(f"lin {last}", self._at(r.norms_linear, last))
-            parts.append(table)
+            parts.append(table.renderable(width))
         else:  # two lines: this run's norms, then the linear net's
             pairs = "  ".join(f"{k} {self._at(r.norms, k)}" for k in ks)
             parts.append(Text(f"now {SHORT[name]}: {pairs}"))
