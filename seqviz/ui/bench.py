@@ -172,7 +172,7 @@ def _rates(fps: float, ceiling: float) -> dict[str, Any]:
 
 
 async def _new_result_frames(frames: _Frames, seconds: float, ask: Callable[[], None] | None,
-                             ) -> tuple[int, float]:  # fmt: skip
+                             most: int = FRAMES) -> tuple[int, float]:  # fmt: skip
     """Frames of a live scene, each what the app does when a new result arrives: the app's own
     ``_show_pending`` (the new points drawn into the widgets on screen) and the paint of what
     changed. Only those are timed: the wait for the next result is not (the app is idle then).
@@ -183,7 +183,7 @@ async def _new_result_frames(frames: _Frames, seconds: float, ask: Callable[[], 
     start = time.perf_counter()
     app._rebuilding = True  # arriving results stay pending (the newest only) until drawn here
     try:
-        while count < FRAMES and time.perf_counter() - start < seconds:
+        while count < most and time.perf_counter() - start < seconds:
             if ask is not None:
                 ask()
             while app._pending is None and time.perf_counter() - start < seconds:
@@ -217,8 +217,13 @@ async def _live_frames(frames: _Frames, scene: str) -> dict[str, Any]:
         await asyncio.sleep(0.02)
     start_step = app.result.step
     start = time.perf_counter()
-    ceiling_s = await _ceiling_round(frames, FRAMES)
-    count, drawing = await _new_result_frames(frames, TRAINING_SECONDS, None)
+    per_round = max(1, FRAMES // ROUNDS)
+    ceiling_s = drawing = 0.0
+    count = 0
+    for _ in range(ROUNDS):  # alternating, as for the other scenes: the same load for both
+        ceiling_s += await _ceiling_round(frames, per_round)
+        n, seconds = await _new_result_frames(frames, TRAINING_SECONDS / ROUNDS, None, per_round)
+        count, drawing = count + n, drawing + seconds
     updates = (app.result.step - start_step) / (time.perf_counter() - start)
     app.pause()
     await app.until_stream_idle()
@@ -229,7 +234,7 @@ async def _live_frames(frames: _Frames, scene: str) -> dict[str, Any]:
     await app.until_ready()
     fps = count / drawing if drawing else 0.0
     paused = paused_count / paused_drawing if paused_drawing else 0.0
-    result = _rates(fps, FRAMES / ceiling_s)
+    result = _rates(fps, per_round * ROUNDS / ceiling_s)
     result.update(
         updates_per_s=round(updates, 1),
         fps_paused=round(paused, 1),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from rich.style import Style
@@ -59,6 +60,9 @@ class CurvePlot(DirectLines, CellCanvas):
         self._xlim = (0.0, 1.0)
         self._ylim: tuple[float, float] | None = None
         self._data_area = (0, 1)  # first column and width of the data area, as last drawn
+        self._frame_key: Any = None  # what the axes were drawn for
+        self._frame: tuple[int, int, int, list[list[Cell]]] = (0, 1, 0, [])
+        self._rows_drawn: dict[int, tuple[Any, list[Cell]]] = {}  # row -> (what, its cells)
 
     def set_series(self, series: Sequence[Series], *, xlim: tuple[float, float],
                    ylim: tuple[float, float] | None) -> None:  # fmt: skip
@@ -158,6 +162,41 @@ class CurvePlot(DirectLines, CellCanvas):
 
     # --- the picture -------------------------------------------------------------------------
     def cells(self, width: int, height: int) -> list[list[Cell]]:
+        frame = (width, height, self._xlim, self._ylim, self.log_y, self.xlabel)
+        if frame != self._frame_key:  # the axes: drawn once per size and limits
+            self._frame_key, self._frame = frame, self._axes_frame(width, height)
+            self._rows_drawn = {}
+        left, cw, rows, axes = self._frame
+        self._data_area = (left, cw)
+        styles = tuple(_styles(s.color) for s in self._series)
+        markers = tuple(s.marker for s in self._series)
+        bits, owner, marks = self._raster(2 * cw, 4 * rows)
+        marked: dict[int, list[tuple[int, int]]] = {}
+        for (r, c), i in sorted(marks.items()):
+            marked.setdefault(r, []).append((c, i))
+        grid = list(axes)
+        drawn: dict[int, tuple[Any, list[Cell]]] = {}
+        for r in range(rows):
+            cols = np.flatnonzero(bits[r])
+            if not cols.size and r not in marked:
+                continue
+            key = (styles, markers, bits[r].tobytes(), owner[r].tobytes(), tuple(marked.get(r, ())))
+            old = self._rows_drawn.get(r)
+            if old is not None and old[0] == key:  # the same row as last time: the same list,
+                grid[r] = old[1]  # which the repaint's comparison passes over at once
+            else:
+                line = list(axes[r])
+                for c in cols.tolist():
+                    line[left + c] = (chr(BRAILLE + int(bits[r, c])), styles[int(owner[r, c])])
+                for c, i in marked.get(r, ()):
+                    line[left + c] = (markers[i], styles[i])
+                grid[r] = line
+            drawn[r] = (key, grid[r])
+        self._rows_drawn = drawn
+        return grid
+
+    def _axes_frame(self, width: int, height: int) -> tuple[int, int, int, list[list[Cell]]]:
+        """(first data column, data columns, data rows, the grid of axes without curves)."""
         rows = height - (3 if self.xlabel else 2)  # x axis line, its numbers, its label
         ticks = self._y_ticks(max(rows, 1))
         label_w = max((len(t) for _, t in ticks), default=0)
@@ -165,19 +204,10 @@ class CurvePlot(DirectLines, CellCanvas):
         cw = width - left - 1
         if cw < MIN_CANVAS[0] or rows < MIN_CANVAS[1]:
             left, cw, rows, ticks = 0, width, height, []
-        self._data_area = (left, cw)
         grid: list[list[Cell]] = [[(" ", None)] * width for _ in range(height)]
-        styles = [_styles(s.color) for s in self._series]
-        bits, owner, marks = self._raster(2 * cw, 4 * rows)
-        for r in range(rows):
-            line = grid[r]
-            for c in np.flatnonzero(bits[r]).tolist():
-                line[left + c] = (chr(BRAILLE + int(bits[r, c])), styles[int(owner[r, c])])
-        for (r, c), i in marks.items():
-            grid[r][left + c] = (self._series[i].marker, styles[i])
         if left:
             self._draw_axes(grid, ticks, left, cw, rows, label_w)
-        return grid
+        return left, cw, rows, grid
 
     def _draw_axes(self, grid: list[list[Cell]], ticks: list[tuple[float, str]], left: int,
                    cw: int, rows: int, label_w: int) -> None:  # fmt: skip
