@@ -28,10 +28,20 @@ def _no_launches(monkeypatch):
     monkeypatch.setattr(bench_launch, "bench_launch", lambda quick: LAUNCH)
 
 
+def _quotient_of(reported, num, den, places=2):
+    """Whether ``reported`` (rounded to ``places``) is num/den for some unrounded num and den
+    that round to the reported ones (1 decimal): the bounds come from the rounding itself, so
+    a low frame rate (whose 0.05 is a large share) does not break the check."""
+    lo, hi = (num - 0.05) / (den + 0.05), (num + 0.05) / max(den - 0.05, 1e-9)
+    half = 0.5 * 10**-places + 1e-9
+    return lo - half <= reported <= hi + half
+
+
 def _tiny(monkeypatch, scenes):
     monkeypatch.setattr(bench, "TRAINING_SECONDS", 2.0)
     monkeypatch.setattr(bench, "SCENES", scenes)
     monkeypatch.setattr(bench, "FRAMES", 6)
+    monkeypatch.setattr(bench, "FIRST_PLAY_FRAMES", 6)
     monkeypatch.setattr(bench, "CHANGES", 3)
     monkeypatch.setattr(bench, "QUICK_LONG_RUN_FRAMES", 7)
     monkeypatch.setattr(bench, "WARM_FRAMES", 5)
@@ -45,7 +55,17 @@ def test_ui_bench_reports_each_scene_as_a_ratio_of_the_repaint_ceiling(capsys, m
     assert set(r["scenes"]) == {"vanishing", "gates", "training"}
     for name, s in r["scenes"].items():
         assert s["fps"] > 0 and s["ceiling_fps"] > 0, name
-        assert s["ratio"] == pytest.approx(s["fps"] / s["ceiling_fps"], rel=0.03, abs=0.01), name
+        assert _quotient_of(s["ratio"], s["fps"], s["ceiling_fps"]), (name, s)
+    for name in ("vanishing", "gates"):  # first play: every frame new after a recompute
+        s = r["scenes"][name]
+        assert s["first_play_fps"] > 0 and s["first_play_ceiling_fps"] > 0, name
+        ratio = s["first_play_ratio"]
+        assert _quotient_of(ratio, s["first_play_fps"], s["first_play_ceiling_fps"]), (name, s)
+    assert r["scenes"]["vanishing"]["first_play_param"] == "rho"
+    assert "first_play_ratio" not in r["scenes"]["training"]  # live: its frames are all new
+    first = {name: r["scenes"][name]["first_play_ratio"] for name in ("vanishing", "gates")}
+    slowest_first = min(first, key=first.get)
+    assert r["slowest_first_play"] == {"scene": slowest_first, "ratio": first[slowest_first]}
     for name in ("vanishing", "gates"):
         latency = r["scenes"][name]["latency"]
         assert latency["changes"] == 3 and 0 < latency["median_ms"] <= latency["max_ms"]
@@ -54,8 +74,8 @@ def test_ui_bench_reports_each_scene_as_a_ratio_of_the_repaint_ceiling(capsys, m
     training = r["scenes"]["training"]
     assert training["updates_per_s"] > 0  # it trained meanwhile
     assert training["fps_paused"] > 0
-    ratio = training["fps"] / training["fps_paused"]
-    assert training["fps_while_training_over_paused"] == pytest.approx(ratio, rel=0.03, abs=0.01)
+    over = training["fps_while_training_over_paused"]
+    assert _quotient_of(over, training["fps"], training["fps_paused"]), training
     ratios = {name: s["ratio"] for name, s in r["scenes"].items()}
     assert r["slowest"] == {"scene": min(ratios, key=ratios.get), "ratio": min(ratios.values())}
     memory = r["memory"]
@@ -77,9 +97,12 @@ def test_ui_bench_text_report(capsys, monkeypatch):
     code = bench.run_ui_bench(quick=True)
     out = capsys.readouterr().out
     assert "as a ratio of Textual's full-screen repaint" in out
-    assert "slowest: memory at" in out
+    assert "slowest: memory at" in out and "slowest first play: memory at" in out
     line = next(line for line in out.splitlines() if line.strip().startswith("memory "))
     assert "ms (w)" in line  # the latency of a change of w
+    assert " replay  first " in out  # the two columns: replayed frames and first-play frames
+    fps, ceiling, replay, first = (float(x) for x in line.split()[1:5])
+    assert _quotient_of(replay, fps, ceiling) and first > 0
     assert "memory over 7 frames (memory)" in out and "over 3 scene switches" in out
     assert ("(flat)" in out) == (code == 0)
     assert "cold (empty Numba cache): first frame 1.50 s, usable 2.00 s" in out

@@ -22,7 +22,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="fewer repeats and only the small sizes (with --ui: a 300-frame memory check, one "
         "warm launch, and the cold launch timed to its usable frame only)",
     )
-    p.add_argument("--ui", action="store_true", help="benchmark the app's drawing instead")
+    p.add_argument(
+        "--ui",
+        action="store_true",
+        help="benchmark the app's drawing instead: each scene's frame rate as a ratio of "
+        "Textual's full-screen repaint, on replay (frames drawn before) and on a first play "
+        "(each frame's first pass after a parameter change)",
+    )
     p.add_argument(
         "--decoding",
         action="store_true",
