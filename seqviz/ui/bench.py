@@ -469,7 +469,7 @@ def format_report(results: dict[str, Any]) -> str:
         change = (
             f"{latency['median_ms']:6.1f} / {latency['max_ms']:6.1f} ms ({latency['param']})"
             if latency
-            else (f"redraws while training ({r['updates_per_s']:.0f} updates/s), "
+            else (f"new results drawn while training ({r['updates_per_s']:.0f} updates/s), "
                   f"{r['fps_paused']:.1f} fps paused" if "updates_per_s" in r else "")
         )  # fmt: skip
         low = min(r["ratio"], r.get("first_play_ratio", r["ratio"]))
