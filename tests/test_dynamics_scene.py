@@ -150,12 +150,14 @@ def test_ui_bench_measures_the_dynamics_scene(capsys, monkeypatch):
     monkeypatch.setattr(bench_launch, "bench_launch", lambda quick: {})
     monkeypatch.setattr(bench, "SCENES", ("dynamics",))
     monkeypatch.setattr(bench, "FRAMES", 3)
+    monkeypatch.setattr(bench, "FIRST_PLAY_FRAMES", 3)
     monkeypatch.setattr(bench, "CHANGES", 1)
     monkeypatch.setattr(bench, "QUICK_LONG_RUN_FRAMES", 3)
     monkeypatch.setattr(bench, "WARM_FRAMES", 3)
     monkeypatch.setattr(bench, "SWITCHES", 1)
     bench.run_ui_bench(json=True, quick=True)
-    assert json.loads(capsys.readouterr().out)["scenes"]["dynamics"]["ratio"] > 0
+    dynamics = json.loads(capsys.readouterr().out)["scenes"]["dynamics"]
+    assert dynamics["ratio"] > 0 and dynamics["first_play_ratio"] > 0
 
 
 @pytest.mark.slow
