@@ -12,7 +12,7 @@ from textual import events
 pytestmark = pytest.mark.slow  # app sessions of several seconds each
 
 # (key, character) as a terminal's input thread delivers them
-KEYS = {" ": ("space", " "), "ctrl+u": ("ctrl+u", None)}
+KEYS = {" ": ("space", " "), "ctrl+u": ("ctrl+u", None), "backspace": ("backspace", None)}
 
 
 async def type_keys(app: Any, keys: list[str], seed: int, low=0.01, high=0.06) -> None:
@@ -84,3 +84,25 @@ async def test_ctrl_u_edits_are_kept_at_speed(make_app):
         await settled(app, pilot)
         assert field.value == "cats"
         assert app.values.text == "cats" and app.result.text == "cats"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("edit", ["ctrl+u", "backspace"])
+async def test_an_editing_key_takes_effect_before_the_next_key(make_app, edit):
+    """An editing key (a binding of the field, not a character) followed at once by a character:
+    a loaded machine hands the terminal's keys to the app back to back. Textual runs a widget's
+    bindings only when the key has bubbled up to the app, by which time the field has already
+    inserted the next character: ctrl+u then 'c' left '' (the 'c' deleted), backspace then 'c'
+    deleted the 'c' instead of the character before it."""
+    app = make_app("gates", {"model": "random", "text": "the keys are here"})
+    async with app.run_test(size=(160, 50)) as pilot:
+        field = await start(pilot, app)
+        for key in [edit, "c"]:  # no pause between them: both wait in the app's queue
+            name, char = KEYS.get(key, (key, key))
+            event = events.Key(name, char)
+            event.set_sender(app)
+            app._driver.send_message(event)
+        await settled(app, pilot)
+        expected = {"ctrl+u": "c", "backspace": "the keys are herc"}[edit]
+        assert field.value == expected
+        assert app.values.text == expected and app.result.text == expected

@@ -158,6 +158,20 @@ class TextParam(Input):
     def on_focus(self) -> None:
         self.post_message(ParamFocused(self.spec.name))
 
+    async def _on_key(self, event: events.Key) -> None:
+        """Run the field's own editing keys (ctrl+u, backspace, ...) here, in turn with typed
+        characters. Textual runs a focused widget's bindings only once the key has bubbled up
+        to the app, through every parent's queue; a character typed right after it (keys come
+        back to back when the machine is busy) is inserted first and then deleted: ctrl+u then
+        'c' left ''. Characters and keys the field does not bind go on as before (Textual
+        calls Input._on_key after this one)."""
+        if not event.is_printable:
+            for binding in self._bindings.key_to_bindings.get(event.key, ()):
+                if not binding.priority and await self.app.run_action(binding.action, self):
+                    event.stop()
+                    event.prevent_default()  # Input's own key handler and the bubbling
+                    return
+
     def on_unmount(self) -> None:
         # Input subscribes to the screen's text-selection signal with a callback that holds the
         # field; Textual drops dead subscribers only when that signal fires, so a removed field
