@@ -130,3 +130,19 @@ def test_the_ceiling_repaints_every_cell_each_frame():
             assert all(a != b for a, b in zip(styles, after, strict=True))
 
     asyncio.run(run())
+
+
+def test_latency_changes_a_parameter_the_user_can_see():
+    """Gates with its shipped one-layer LSTM hides the `layer` row (it changes nothing there):
+    the latency run and the first play change a shown parameter instead."""
+    from seqviz.scenes import get_scene
+
+    for name in ("vanishing", "gates", "inside", "tagging"):
+        scene = get_scene(name)
+        values = scene.defaults()
+        spec, base, other = bench._changing_param(scene, values)
+        hidden = scene.hidden(values) if scene.hidden is not None else frozenset()
+        assert spec.name not in hidden and spec.name not in scene.inactive_params(values), name
+        assert spec.recompute and base != other, name
+    gates = get_scene("gates")
+    assert "layer" in gates.hidden(gates.defaults())  # the case this guards against

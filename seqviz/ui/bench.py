@@ -302,10 +302,12 @@ async def _live_frames(frames: _Frames, scene: str) -> dict[str, Any]:
 
 def _changing_param(scene: Any, values: Any) -> tuple[Any, Any, Any] | None:
     """(spec, value now, another value) of the parameter that a latency run and a first play
-    change: the scene's first active number that recomputes and can move, else its first such
-    choice (a scene with only texts and choices: tagging, inside); None if there is none."""
-    inactive = scene.inactive_params(values)
-    specs = [s for s in scene.specs if s.recompute and s.name not in inactive]
+    change: the scene's first active, shown number that recomputes and can move, else its first
+    such choice (a scene with only texts and choices: tagging, inside); None if there is none."""
+    # a hidden row (e.g. gates' layer for a one-layer model) changes nothing the user could see
+    skip = set(scene.inactive_params(values))
+    skip |= scene.hidden(values) if scene.hidden is not None else frozenset()
+    specs = [s for s in scene.specs if s.recompute and s.name not in skip]
     for kinds in (("float", "int"), ("choice",)):
         for spec in (s for s in specs if s.kind in kinds):
             base = getattr(values, spec.name)
