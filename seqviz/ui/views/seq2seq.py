@@ -88,6 +88,15 @@ CONTEXT_CAPTION = ("This model has no attention: every output word is decoded fr
                    "vector the encoder left behind, drawn as a single column.")
 CONTEXT_SHORT = "no attention: one context column for every word"
 
+class _FittedPanel(Panel):
+    """A panel whose readout fits its height: a change of that height redraws the readout."""
+
+    def on_resize(self) -> None:
+        view = next((a for a in self.ancestors if isinstance(a, Seq2SeqView)), None)
+        if view is not None:
+            view.panel_resized()
+
+
 class Seq2SeqView(SceneView):
     """Frames 1..S reveal the encoder word by word; frames S+1..S+T the decoder steps."""
 
@@ -130,7 +139,7 @@ class Seq2SeqView(SceneView):
                 short="encoder states; the last column is c = h_T",
                 id="enc-panel",
             )
-            yield Panel(
+            yield _FittedPanel(
                 "teacher forcing  vs  free running",
                 "Same source, two decoders: one is fed the reference word, one its own last word. "
                 "Loss = -log p(reference word) at each step.",
@@ -145,7 +154,7 @@ class Seq2SeqView(SceneView):
                 SeriesPlot(log_y=False, xlabel="source words", id="curve-plot"),
                 id="curve-panel",
             )
-        yield Panel(
+        yield _FittedPanel(
             "attention: one row per output word, one column per source word",
             ATTN_CAPTION,
             Readout(id="attn"),
@@ -214,6 +223,14 @@ class Seq2SeqView(SceneView):
         # only once the screen is laid out (a first result can be drawn before that).
         if self.result is not None:
             self.show_frame(self.frame)
+
+    def panel_resized(self) -> None:
+        """A fitted panel changed height without the view resizing (the encoder panel above it
+        grew with a new result): redraw what fits it, even if a rebuild asked for before this
+        layout pass already recorded the new height (it drew with the old one)."""
+        for rid in ("tf", "attn"):
+            self._drawn.pop(rid, None)
+        self.on_resize()
 
     def frame_label(self, frame: int) -> str:
         r = self.result
