@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+from seqviz.scenes import scene_names
+
 UI = ("textual", "rich", "plotext", "textual_plotext")
 
 
@@ -89,6 +91,8 @@ def test_seqviz_imports_only_what_its_first_frame_needs():
         "seqviz.dynamics.fixedpoints",  # seqviz.dynamics imports its parts on first use
         "seqviz.dynamics.lyapunov",
         "zipfile",  # seqviz.files reads archives on first use
+        # the scene bar's titles come from the registry; a scene's module loads when first shown
+        *(f"seqviz.scenes.{name}" for name in scene_names() if name != "vanishing"),
         "textual.drivers.web_driver",  # only `seqviz serve` uses it
         "numba",
         "scipy",

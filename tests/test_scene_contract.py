@@ -154,9 +154,8 @@ async def test_a_streaming_scene_shows_each_result_and_stops_on_change(monkeypat
 
     gate, seen = threading.Event(), []
     scene = _stream_scene(gate, seen)
-    table = dict(registry.scenes())
-    table["streamtest"] = scene
-    monkeypatch.setattr(registry, "_cache", table)
+    monkeypatch.setattr(registry, "SCENES", (*registry.SCENES, (scene.name, scene.title)))
+    monkeypatch.setattr(registry, "_cache", {**registry._cache, scene.name: scene})
     app = SeqvizApp(scene="streamtest", animate=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await app.until_ready()

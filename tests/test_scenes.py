@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from seqviz.scenes import get_scene, scene_names, scenes
+from seqviz.scenes import SCENES, get_scene, scene_names, scene_titles, scenes
 from seqviz.scenes.base import ParamSpec, Scene
 
 
@@ -17,6 +17,17 @@ def test_registry_order_and_numbers():
     assert get_scene("2").name == "memory"
     with pytest.raises(ValueError, match="scenes are vanishing, memory"):
         get_scene("nope")
+
+
+def test_registered_titles_are_the_scenes_titles():
+    # The scene bar and help screen read the registry's titles without importing the scenes;
+    # each scene module must carry exactly its registered name and title.
+    loaded = scenes()
+    assert list(loaded) == [name for name, _ in SCENES] == list(scene_titles())
+    for name, title in SCENES:
+        assert loaded[name].name == name
+        assert loaded[name].title == title, (name, loaded[name].title, title)
+        assert get_scene(name).title == scene_titles()[name]
 
 
 def test_values_are_frozen_scalars():

@@ -24,9 +24,10 @@ Checklist for adding a scene (for example ``training``):
    (a test checks every demo is listed there) and a row in README.md's scene table.
 4. A snapshot test, ``tests/test_snapshots_<name>.py`` (``snap_compare`` at 80x24 and 160x50),
    and its SVGs from ``--snapshot-update`` (look at them).
-5. One line in ``SCENE_MODULES`` in ``seqviz/scenes/__init__.py``: number keys 1..N follow that
-   order; ``--scene``/``--set``, the command palette, the help screen and ``seqviz bench --ui``
-   pick the scene up from there.
+5. One ``(name, title)`` line in ``SCENES`` in ``seqviz/scenes/__init__.py`` (the module's
+   ``Scene`` takes ``title=title_of("<name>")``): number keys 1..N follow that order;
+   ``--scene``/``--set``, the command palette, the help screen and ``seqviz bench --ui`` pick
+   the scene up from there.
 ``tests/test_scene_contract.py`` fails while a registered scene lacks its demo or snapshot, and
 when ui/ or lecture/ branch on a scene name or list scene names by hand.
 """

@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import Any
 
 from seqviz import models
+from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene, SelectHook
 
 # the toy bigram, every shipped language model from the registry, the attention seq2seq model
@@ -380,7 +381,7 @@ def _select_node(result: DecodingResult, want: str) -> dict[str, int]:
 
 SCENE = Scene(
     name="decoding",
-    title="Decoding tree",
+    title=title_of("decoding"),
     summary=(
         "Beam search grows its tree one step at a time beside greedy decoding; the selected "
         "node's next-token distribution shows the temperature, top-k and top-p cut-offs. "

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene
 
 MODES = ("flipflop", "two-unit", "chaos")
@@ -188,7 +189,7 @@ def edge(result: ChaosResult, column: int = 0) -> tuple[float, float] | None:
 
 SCENE = Scene(
     name="dynamics",
-    title="Dynamics",
+    title=title_of("dynamics"),
     summary="Fixed points and flow of a trained flip-flop RNN, a 2-unit RNN; the edge of chaos.",
     specs=SPECS,
     compute=compute,

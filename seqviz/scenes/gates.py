@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from seqviz import models
+from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene, SelectHook
 
 GATE_NAMES = {"lstm": ("i", "f", "g", "o"), "gru": ("r", "z", "n")}
@@ -377,7 +378,7 @@ def _parse_unit(text: str) -> int:
 
 SCENE = Scene(
     name="gates",
-    title="Gates",
+    title=title_of("gates"),
     summary="An LSTM or GRU reads your text; watch each gate open and close.",
     specs=SPECS,
     compute=compute,

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene
 
 CELLS = ("rnn", "lstm", "gru")
@@ -154,7 +155,7 @@ def traces(result: GradflowResult) -> dict[str, Any]:
 
 SCENE = Scene(
     name="gradflow",
-    title="Gradient flow",
+    title=title_of("gradflow"),
     summary="The same input through an RNN, an LSTM and a GRU: whose gradient survives?",
     specs=SPECS,
     compute=compute,

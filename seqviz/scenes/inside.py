@@ -14,6 +14,7 @@ import numpy as np
 
 from seqviz import models
 from seqviz.inside import AGREEMENT_MODELS, TRACKS
+from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene
 
 MODELS = AGREEMENT_MODELS
@@ -128,7 +129,7 @@ def traces(result: InsideResult) -> dict[str, Any]:
 
 SCENE = Scene(
     name="inside",
-    title="Inside",
+    title=title_of("inside"),
     summary="The trained agreement LMs word by word: where they know the number, which unit "
     "holds it, what each output depends on, how saturated the gates are.",
     specs=SPECS,

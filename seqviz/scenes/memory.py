@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene
 
 SPECS = (
@@ -83,7 +84,7 @@ def traces(result: MemoryResult) -> dict[str, Any]:
 
 SCENE = Scene(
     name="memory",
-    title="Memory",
+    title=title_of("memory"),
     summary="A single pulse, then silence: how long does each cell remember it?",
     specs=SPECS,
     compute=compute,

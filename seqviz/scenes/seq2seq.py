@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from seqviz import models
+from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene
 
 MODELS = tuple(e.name for e in models.entries("seq2seq"))
@@ -155,7 +156,7 @@ def frames(result: Seq2SeqResult) -> int:
 
 SCENE = Scene(
     name="seq2seq",
-    title="Sequence to sequence",
+    title=title_of("seq2seq"),
     summary=(
         "An encoder reads the source word by word; without attention the decoder gets only its "
         "last state c = h_T, with attention it looks back at every encoder state (one row of "

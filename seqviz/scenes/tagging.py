@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from seqviz import models
+from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene
 
 # the registry's taggers; the first (bidirectional) is the reference the others are held to
@@ -124,7 +125,7 @@ def explain(result: TaggingResult) -> str:
 
 SCENE = Scene(
     name="tagging",
-    title="Tagging",
+    title=title_of("tagging"),
     summary="A BIO tagger reads both ways; the left-to-right one tags names before it sees them.",
     specs=SPECS,
     compute=compute,

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ def frames(result: TrainingResult) -> int:
 
 SCENE = Scene(
     name="training",
-    title="Training",
+    title=title_of("training"),
     summary="Cells learn a task with a dependency `lag` steps back: the LSTM bridges it, the "
     "RNN's gradient fades first.",
     specs=SPECS,

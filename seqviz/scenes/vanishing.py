@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene
 
 READOUT_STEPS = (1, 10, 30, 59)
@@ -128,7 +129,7 @@ def traces(result: VanishingResult) -> dict[str, Any]:
 
 SCENE = Scene(
     name="vanishing",
-    title="Vanishing gradients",
+    title=title_of("vanishing"),
     summary="A random RNN run forward, then its gradient sent back through time.",
     specs=SPECS,
     compute=compute,

@@ -38,7 +38,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from seqviz.core import backend
-from seqviz.scenes import get_scene, scenes
+from seqviz.scenes import get_scene, scene_names, scene_titles
 from seqviz.scenes.base import Scene
 from seqviz.scenes.stream import StreamControl
 from seqviz.ui.compat_textual import (
@@ -114,8 +114,9 @@ class SeqvizApp(App[None]):
         kernels compile in the background (what `seqviz` does; tests leave it off)."""
         super().__init__()
         first = get_scene(scene)
-        self._values: dict[str, Any] = {name: s.defaults() for name, s in scenes().items()}
-        self._values[first.name] = first.make(values)
+        # Values per scene visited; another scene's defaults are made when it is first shown, so
+        # the launch imports only the first scene's module.
+        self._values: dict[str, Any] = {first.name: first.make(values)}
         self.scene: Scene = first
         self.sub_title = first.title  # set now: once running, setting it repaints the screen
         self.animation_enabled = animate
@@ -150,7 +151,7 @@ class SeqvizApp(App[None]):
         return RegionScreen(id="_default")  # a frame renders only its changed lines
 
     def compose(self) -> ComposeResult:
-        yield SceneBar([(n, s.title) for n, s in scenes().items()], id="scenebar")
+        yield SceneBar(list(scene_titles().items()), id="scenebar")
         with Horizontal(id="body"):
             with Vertical(id="sidebar"):
                 yield ParamPanel(id="controls")
@@ -273,6 +274,8 @@ class SeqvizApp(App[None]):
     def set_scene(self, name: str, values: Mapping[str, Any] | None = None) -> None:
         """Switch scene (name or number); optional values apply on top of the scene's last ones."""
         scene = get_scene(str(name))
+        if scene.name not in self._values:
+            self._values[scene.name] = scene.defaults()
         if values:
             self._values[scene.name] = scene.make(values, self._values[scene.name])
         if scene.name == self.scene.name and not values:
@@ -710,7 +713,7 @@ class SeqvizApp(App[None]):
             self.set_speed(speed)
 
     def action_scene(self, number: int) -> None:
-        names = list(scenes())
+        names = scene_names()
         if 1 <= number <= len(names):
             self.set_scene(names[number - 1])
 
@@ -720,7 +723,7 @@ class SeqvizApp(App[None]):
         # Installed once and reused: a popped installed screen is kept, not removed, which
         # also avoids a hang seen when a fresh help screen was removed during fast key input.
         if not self.is_screen_installed("help"):
-            titles = [s.title for s in scenes().values()]
+            titles = list(scene_titles().values())
             self.install_screen(HelpScreen(self.scene, titles), name="help")
         help_screen = self.get_screen("help")
         assert isinstance(help_screen, HelpScreen)

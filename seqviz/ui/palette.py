@@ -48,9 +48,9 @@ class ParamCommands(Provider):
         name, _, rest = query.strip().partition(" ")
         rest = rest.strip()
         if name == "scene":
-            from seqviz.scenes import scenes
+            from seqviz.scenes import scene_names
 
-            for i, scene_name in enumerate(scenes(), start=1):
+            for i, scene_name in enumerate(scene_names(), start=1):
                 if not rest or rest in scene_name or rest == str(i):
                     yield Hit(1.0, f"scene {scene_name}", partial(app.set_scene, scene_name),
                               help=f"switch to scene {i}")  # fmt: skip
