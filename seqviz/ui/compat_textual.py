@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from rich.cells import cell_len
+from rich.control import Control
 from textual import events
 from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate, LayoutUpdate
 from textual.command import CommandList, CommandPalette
@@ -113,8 +114,8 @@ class ScreenMirror:
     """What a terminal shows after replaying the app's updates: one (character, style) per cell.
 
     A full update (``LayoutUpdate``) replaces lines; a partial one (``ChopsUpdate``) writes only
-    its spans, exactly as ``ChopsUpdate.render_segments`` sends them. So a cell a frame forgot to
-    repaint keeps its old content here, as it would on the screen.
+    its spans, exactly as ``SpanChopsUpdate.render_segments`` sends them. So a cell a frame
+    forgot to repaint keeps its old content here, as it would on the screen.
     """
 
     def __init__(self, width: int, height: int) -> None:
@@ -237,9 +238,9 @@ INTERNALS = (
 
 # attributes of live objects (not callables), checked on a running app in tests/test_compat.py:
 # MessagePump._message_queue, App._batch_count, Screen._compositor, Compositor.visible_widgets,
-# Compositor._dirty_regions, ChopsUpdate.chops/spans/chop_ends, LayoutUpdate.strips/region,
-# Widget._styles_cache, Style._link_id/_meta (DirectLines; tests/test_frame_cost.py compares it
-# with Textual's own pass); Strip.divide caching ``[self]`` (install_strip_fix; test_compat.py).
+# Compositor._dirty_regions, ChopsUpdate.chops/spans/chop_ends (SpanChopsUpdate passes them to
+# its constructor in that order), LayoutUpdate.strips/region, Widget._styles_cache,
+# Style._link_id/_meta (DirectLines; tests/test_frame_cost.py compares it with Textual's own pass).
 
 
 # --- input that ended the app (issue 10); Textual bugs, worked around here -------------------
@@ -291,36 +292,6 @@ def install_input_fixes() -> None:
             module.getincrementaldecoder = _replacing_decoder  # type: ignore[attr-defined]
 
 
-# --- strips that the garbage collector had to find (issue 16) ------------------------------------
-def _divide_without_cycle(original: Any) -> Any:
-    """Strip.divide, but a strip that is one piece is returned as ``[self]`` without caching it.
-
-    Textual caches ``[self]`` in the strip's own divide cache, so every strip the compositor
-    places whole (most lines of every frame) refers to itself: refcounting never frees it, only
-    a cyclic collection does. In the inside scene's first play that was about 13,000 objects a
-    parameter change, which brought a full collection (100-200 ms) every few changes. The
-    other results are cached as before.
-    """
-
-    def divide(self: Any, cuts: Any) -> Any:
-        length = self.cell_length
-        kept = [cut for cut in cuts if cut <= length]
-        if kept == [length]:
-            return [self]
-        return original(self, kept)
-
-    divide._seqviz_acyclic = True  # type: ignore[attr-defined]
-    return divide
-
-
-def install_strip_fix() -> None:
-    """Apply ``_divide_without_cycle`` (idempotent); SeqvizApp's module calls it on import."""
-    from textual.strip import Strip
-
-    if not getattr(Strip.divide, "_seqviz_acyclic", False):
-        Strip.divide = _divide_without_cycle(Strip.divide)  # type: ignore[method-assign]
-
-
 # the private names seqviz relies on here: (owner, attribute)
 INPUT_INTERNALS = (
     ("textual.widgets._option_list.OptionList", "_move_page"),
@@ -341,6 +312,37 @@ def _line_bands(regions: list[Any]) -> list[tuple[int, int]]:
     return bands
 
 
+class SpanChopsUpdate(ChopsUpdate):
+    """Textual's partial update, but each span is sent from its own first cell.
+
+    Textual's ``render_segments`` (a "crop to x extents" TODO) sends a chop from the chop's
+    first cell (a widget's left edge) to the span's end: one new heatmap column at the right of
+    a map sent every cell of the map's lines to its left again, and encoded them. Here a chop
+    is cut to the span on both sides, which is what ``ScreenMirror.apply`` (the partial-repaint
+    tests' terminal) already assumed a terminal is sent: the cells outside the spans are
+    unchanged on the screen.
+    """
+
+    def render_segments(self, console: Any) -> str:
+        sequences: list[str] = []
+        append = sequences.append
+        move_to = Control.move_to
+        chops, chop_ends = self.chops, self.chop_ends
+        last_y = self.spans[-1][0]
+        for y, x1, x2 in self.spans:
+            for end, (x, strip) in zip(chop_ends[y], chops[y].items()):  # noqa: B905
+                if strip is None or x >= x2 or end <= x1:
+                    continue
+                if x < x1 or end > x2:
+                    strip = strip.crop(max(0, x1 - x), min(end, x2) - x)
+                    x = max(x, x1)
+                append(move_to(x, y).segment.text)
+                append(strip.render(console))
+            if y != last_y:
+                append("\n")
+        return "".join(sequences)
+
+
 class RegionCompositor(Compositor):
     """Textual's compositor, but a partial update renders only the widgets that a changed region
     touches, and only their changed lines.
@@ -359,9 +361,12 @@ class RegionCompositor(Compositor):
     def render_partial_update(self) -> Any:
         self._update_regions = list(self._dirty_regions)
         try:
-            return super().render_partial_update()
+            update = super().render_partial_update()
         finally:
             self._update_regions = None
+        if type(update) is ChopsUpdate:
+            update = SpanChopsUpdate(update.chops, update.spans, update.chop_ends)
+        return update
 
     def _get_renders(self, crop: Any = None) -> Any:
         regions = self._update_regions
@@ -419,10 +424,9 @@ class DirectLines:
     """
 
     _direct_last = False  # the last paint took the direct path (Textual's line cache is stale)
-    # Every style the widget draws has truecolor (hex/rgb) colours or none, and none is dim:
-    # Textual's ANSI-to-truecolor filter would return each line unchanged, as a new strip of
-    # new segments (a line's cost again). Such a widget skips that filter.
-    TRUECOLOR = False
+    # A widget whose every style has RGB colours and no dim sets this: Textual's ANSI-to-RGB
+    # filter would return its lines unchanged (as new strips), so it is skipped for them.
+    TRUECOLOR_LINES = False
 
     def _direct_background(self) -> Any:
         """(base background, background) if the direct path draws this widget as Textual's
@@ -455,7 +459,7 @@ class DirectLines:
         base_background, background = colors
         width = widget.region.width
         filters = widget.get_line_filters()
-        if self.TRUECOLOR:
+        if self.TRUECOLOR_LINES:
             filters = [f for f in filters if not isinstance(f, ANSIToTruecolor)]
         inner = None
         strips = []

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
@@ -16,7 +15,7 @@ from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.legend import ColorLegend
 from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
-from seqviz.ui.widgets.readout import Readout, padded, steady_height
+from seqviz.ui.widgets.readout import Readout, steady_height, wrapped_lines
 
 N_PANELS = 6  # LSTM: i f g o c h; GRU: r z n h
 CAPTIONS = {
@@ -197,7 +196,7 @@ class GatesView(SceneView):
         self.query_one("#unit-panel", Panel).border_title = f"unit {unit} over time" + (
             f" ({clamped})" if clamped else ""
         )
-        for i in range(N_PANELS):
+        for i in range(len(self._names)):  # a hidden panel's map (GRU: 4 of 6) waits
             self.query_one(f"#map-{i}", Heatmap).set_cursor(unit)
 
     def show_values(self, values: Any) -> None:
@@ -213,7 +212,9 @@ class GatesView(SceneView):
         super().show_frame(frame)
         if self.result is None:
             return
-        for i in range(N_PANELS):
+        # Only the shown maps: refreshing a hidden widget makes Textual rebuild its whole map of
+        # the screen's widgets (a GRU hides two of the six panels).
+        for i in range(len(self._names)):
             self.query_one(f"#map-{i}", Heatmap).set_visible(frame)
         for key in ("gates", "states"):
             self.query_one(f"#unit-{key}", SeriesPlot).set_upto(frame)
@@ -248,7 +249,7 @@ class GatesView(SceneView):
     def _readout(self, width: int) -> Any:
         r = self.result
         if r is None:
-            return Text("")
+            return [Text("")]
         counts = r.counts()
         d, d_in = r.hidden, r.input_size
         lstm = f"LSTM 4d(d+d_in) = 4*{d}*({d}+{d_in}) = {counts['lstm']:,}"
@@ -263,7 +264,7 @@ class GatesView(SceneView):
         # The counts and their formulas at every size (a demo cites them); a compact screen
         # folds the comparison into the GRU line and leaves out the bias count.
         compact = self.screen.has_class("-compact")
-        parts: list[Any] = [
+        parts: list[Text] = [
             Text(f"{this}, d={d}, d_in={d_in}, {source}", style="bold"),
             Text(lstm, style="bold" if r.cell == "lstm" else ""),
             Text(gru, style="bold" if r.cell == "gru" else ""),
@@ -280,8 +281,12 @@ class GatesView(SceneView):
             frames = ([self._values_line(t, unit)] for t in range(-1, r.T))
             self._values_height[key] = steady_height(frames, width)
         t = min(self.frame, r.T) - 1
-        parts.append(padded([self._values_line(t, unit)], self._values_height[key], width))
+        values = [self._values_line(t, unit)]
+        blank = self._values_height[key] - wrapped_lines(values, width)
+        parts += values + [Text("") for _ in range(blank)]
         if self._clamped():
             parts.append(Text(self._clamped() + f" (this model has {r.hidden} units)",
                               style="bold"))  # fmt: skip
-        return Group(*parts)
+        # Text lines, not their Group: the readout keeps each unchanged line's strips, so a
+        # frame draws only its values line.
+        return parts

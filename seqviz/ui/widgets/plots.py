@@ -85,6 +85,31 @@ class Picture:
         return cls((RunLine([Segment(text, Style(dim=True))], [len(text)]),), (0, 0))
 
 
+class CutLines(Sequence[Strip]):
+    """A frame of a growing plot: each line the full picture's cells left of ``cut`` and the
+    empty picture's from there, drawn when first asked for (a frame repaints only the lines
+    where a curve reaches the new columns)."""
+
+    def __init__(self, full: Picture, empty: Picture, cut: int, width: int) -> None:
+        self._full, self._empty, self._cut, self._width = full, empty, cut, width
+        self._strips: list[Strip | None] = [None] * len(full.lines)
+
+    def __len__(self) -> int:
+        return len(self._strips)
+
+    def __getitem__(self, y: Any) -> Any:
+        if isinstance(y, slice):
+            return [self[i] for i in range(*y.indices(len(self)))]
+        strip = self._strips[y]
+        if strip is None:
+            cut, width = self._cut, self._width
+            full, empty = self._full.lines[y], self._empty.lines[y]
+            cells = joined(full.cells(0, cut), empty.cells(cut, width))
+            length = min(cut, full.length) + max(0, min(width, empty.length) - cut)
+            strip = self._strips[y] = Strip(cells, length).extend_cell_length(width)
+        return strip
+
+
 class SafePlot(DirectLines, PlotextPlot):
     """A PlotextPlot drawn with Textual's line API; drawing errors become a one-line message.
 
@@ -98,7 +123,7 @@ class SafePlot(DirectLines, PlotextPlot):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._pictures: OrderedDict[Hashable, Picture] = OrderedDict()
-        self._paint_lines: list[Strip] = []
+        self._paint_lines: Sequence[Strip] = []
         self._paint_width = 0
         self._picture_strips: tuple[Picture | None, int, list[Strip]] = (None, 0, [])
         self._blank = Strip.blank(0)
@@ -161,7 +186,7 @@ class SafePlot(DirectLines, PlotextPlot):
         self._picture_strips = (picture, width, strips)
         return strips
 
-    def _lines(self, width: int, height: int) -> list[Strip]:
+    def _lines(self, width: int, height: int) -> Sequence[Strip]:
         """The strips of this paint (all of the picture, unless a subclass cuts it)."""
         return self._strips(self._picture(None, width, height), width)
 
@@ -207,7 +232,8 @@ class SeriesPlot(SafePlot):
         self._cut_size = Size(0, 0)
         self._paint_height = 0
         # (cut, width) -> (full picture, empty picture, strips): a frame shown again is reused
-        self._cut_strips: dict[tuple[int, int], tuple[Picture, Picture, list[Strip]]] = {}
+        self._cut_strips: dict[tuple[int, int], tuple[Picture, Picture, CutLines]] = {}
+        self._cut_pictures: tuple[Picture, Picture] | None = None  # the last cut frame's pair
 
     def set_series(self, series: Sequence[Series], *, xlim: tuple[float, float] | None = None,
                    ylim: tuple[float, float] | None = None) -> None:  # fmt: skip
@@ -239,7 +265,21 @@ class SeriesPlot(SafePlot):
         # Only the columns between the old and the new cut change (the new segment of each
         # curve); one more on each side for a point drawn on the cut's own column.
         lo, hi = sorted((before, after))
-        self.refresh(Region(max(0, lo - 1), 0, hi - lo + 2, self._paint_height))
+        lo, hi = max(0, lo - 1), hi + 1
+        pictures = self._cut_pictures
+        if pictures is None:
+            self.refresh(Region(lo, 0, hi - lo, self._paint_height))
+            return
+        # Of those columns, only the lines where a curve has a point there change: the others
+        # show the same axes and blanks in the full and the empty picture.
+        full, empty = pictures
+        lines = [
+            y
+            for y, (f, e) in enumerate(zip(full.lines, empty.lines, strict=True))
+            if f.cells(lo, hi) != e.cells(lo, hi)
+        ]
+        if lines:
+            self.refresh(*(Region(lo, y, hi - lo, 1) for y in lines))
 
     def _cut(self) -> int | None:
         """The column where this frame is cut between the full and the empty picture, at the
@@ -269,7 +309,7 @@ class SeriesPlot(SafePlot):
     def _content_key(self) -> Hashable:
         return (self._series_key, self._xlim, self._ylim, self.log_y, self.xlabel)
 
-    def _lines(self, width: int, height: int) -> list[Strip]:
+    def _lines(self, width: int, height: int) -> Sequence[Strip]:
         """Mid-animation, the full picture's columns up to the newest point beside the empty
         picture's (same axes, no curves), so a frame costs no plotext build."""
         n = max((len(s.x) for s in self._series), default=0)
@@ -279,17 +319,16 @@ class SeriesPlot(SafePlot):
         full = self._picture(None, width, height)
         empty = self._picture(0, width, height)
         self._cut_canvas, self._cut_size, self._paint_height = None, Size(width, height), height
+        self._cut_pictures = None
         if not full.canvas[1] or len(full.lines) != len(empty.lines):  # a message, not a plot
             return self._strips(self._picture(upto, width, height), width)
         self._cut_canvas = full.canvas
+        self._cut_pictures = (full, empty)
         cut = self._reveal_column(full.canvas, upto)
         cached = self._cut_strips.get((cut, width))
         if cached is not None and cached[0] is full and cached[1] is empty:
             return cached[2]
-        strips = [
-            Strip(joined(f.cells(0, cut), e.cells(cut, width))).extend_cell_length(width)
-            for f, e in zip(full.lines, empty.lines, strict=True)
-        ]
+        strips = CutLines(full, empty, cut, width)
         if len(self._cut_strips) >= CUT_CACHE_SIZE:
             self._cut_strips.clear()
         self._cut_strips[(cut, width)] = (full, empty, strips)

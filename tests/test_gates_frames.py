@@ -1,0 +1,143 @@
+"""A gates frame shown for the first time repaints only what changed, and the terminal still
+gets the whole truth (issue 16: first play)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import numpy as np
+import pytest
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual._compositor import ChopsUpdate
+from textual.filter import ANSIToTruecolor
+from textual.strip import Strip
+from widget_host import Host
+
+from seqviz.ui.compat_textual import (
+    ScreenMirror,
+    SpanChopsUpdate,
+    capture_updates,
+    full_render,
+    paint_now,
+)
+from seqviz.ui.widgets.colormap import diverging
+from seqviz.ui.widgets.heatmap import Heatmap
+from seqviz.ui.widgets.plots import Series, SeriesPlot
+
+SIZE = (160, 50)
+
+
+def _sent(update: ChopsUpdate) -> str:
+    console = Console(width=40, color_system=None, force_terminal=True)
+    return Text.from_ansi(update.render_segments(console)).plain
+
+
+def test_a_partial_update_sends_only_the_cells_of_its_spans() -> None:
+    # one chop (a widget's line, cells 0..11) of which cells 8..9 changed
+    line = Strip([Segment("abcdefgh"), Segment("ijkl", Style(bold=True))], 12)
+    chops, spans, ends = [{0: line}], [(0, 8, 10)], [[12]]
+    assert _sent(ChopsUpdate(chops, spans, ends)).endswith("abcdefghij")  # Textual: from 0
+    sent = _sent(SpanChopsUpdate(chops, spans, ends))
+    assert sent.endswith("ij") and "h" not in sent
+    # a span across two chops sends the end of one and the start of the other
+    two = [{0: Strip([Segment("abcd")], 4), 4: Strip([Segment("efgh")], 4)}]
+    assert _sent(SpanChopsUpdate(two, [(0, 2, 6)], [[4, 8]])).replace("\x1b", "") != ""
+    mirror = ScreenMirror(8, 1)
+    mirror.apply(SpanChopsUpdate(two, [(0, 2, 6)], [[4, 8]]))
+    assert mirror.text() == "  cdef  "
+    plain = _sent(SpanChopsUpdate(two, [(0, 2, 6)], [[4, 8]]))
+    assert "cd" in plain and "ef" in plain and "ab" not in plain and "gh" not in plain
+
+
+async def test_heatmap_lines_need_no_ansi_to_rgb_filter() -> None:
+    # Heatmap.TRUECOLOR_LINES skips Textual's ANSI->RGB filter: every style it draws (the map's
+    # colours, inf/nan, the cursor, labels and ticks) must already be RGB without dim.
+    assert Heatmap.TRUECOLOR_LINES
+    heatmap = Heatmap()
+    data = np.linspace(-1, 1, 8 * 10).reshape(8, 10)
+    data[2, 3], data[5, 7] = np.inf, np.nan
+    async with Host(heatmap).run_test(size=(40, 12)) as pilot:
+        heatmap.set_data(data, diverging(1.0))
+        heatmap.set_labels("abcdefghij")
+        heatmap.set_cursor(3)
+        heatmap.set_visible(6)
+        await pilot.pause()
+        (ansi,) = [f for f in pilot.app._filters if isinstance(f, ANSIToTruecolor)]
+        background = heatmap.background_colors[1]
+        lines = [heatmap.render_line(y) for y in range(heatmap.size.height)]
+        assert any(seg.text == "▸" for line in lines for seg in line)  # the cursor is drawn
+        for y, strip in enumerate(lines):
+            assert list(ansi.apply(list(strip), background)) == list(strip), y
+
+
+async def test_a_growing_plot_repaints_only_the_lines_its_curves_reach() -> None:
+    t = np.arange(1.0, 41.0)
+    plot = SeriesPlot(log_y=False, id="p")
+    async with Host(plot).run_test(size=(60, 24)) as pilot:
+        plot.set_series([Series("a", t, np.zeros_like(t), (255, 0, 0))], ylim=(-1.0, 1.0))
+        plot.set_upto(10)
+        await pilot.pause()
+        plot.render_lines(plot.region.reset_offset)  # painted at the cut
+        refreshed = []
+        plot.refresh = lambda *regions, **kw: refreshed.extend(regions)  # type: ignore[method-assign]
+        plot.set_upto(11)  # a flat curve: one line holds its new point
+        lines = {r.y for r in refreshed}
+        assert refreshed and all(r.height == 1 for r in refreshed)
+        assert len(lines) <= 2, lines  # not the plot's 24 lines
+
+
+@pytest.mark.slow
+async def test_a_model_switch_mid_animation_repaints_every_changed_cell(make_app):
+    # LSTM (six maps) -> GRU (four: two panels hidden) -> LSTM, stepping frames in between.
+    app = make_app("gates")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.until_ready()
+        await pilot.pause()
+        await paint_now(app, pilot)
+        mirror = ScreenMirror.of_strips(full_render(app), SIZE[0])
+        capture_updates(app, mirror.apply)
+        spec = app.scene.spec("model")
+        lstm = app.values.model
+        gru = next(m for m in spec.choices if m.endswith("-gru"))
+        for model in (gru, lstm, gru):
+            app.set_param("model", model)
+            await app.until_ready()
+            await paint_now(app, pilot)
+            for frame in range(1, 5):
+                app.seek(frame)
+                await paint_now(app, pilot)
+            scratch = ScreenMirror.of_strips(full_render(app), SIZE[0])
+            assert mirror.cells == scratch.cells, model
+        values, frame = asdict(app.values), app.frame
+    # the app's own caches drew both of those: a fresh app at the same frame must agree
+    fresh = make_app("gates", values)
+    async with fresh.run_test(size=SIZE) as pilot:
+        await fresh.until_ready()
+        await pilot.pause()
+        fresh.seek(frame)
+        await paint_now(fresh, pilot)
+        assert mirror.cells == ScreenMirror.of_strips(full_render(fresh), SIZE[0]).cells
+
+
+async def test_a_frame_leaves_the_hidden_maps_alone(make_app):
+    # A GRU hides two of the six map panels; refreshing a hidden widget made Textual rebuild its
+    # map of every widget on the screen, each frame.
+    app = make_app("gates")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.until_ready()
+        gru = next(m for m in app.scene.spec("model").choices if m.endswith("-gru"))
+        app.set_param("model", gru)
+        await app.until_ready()
+        await paint_now(app, pilot)
+        hidden = [m for m in app.query(Heatmap) if not m.parent.display]
+        assert len(hidden) == 2
+        calls = []
+        for heatmap in hidden:
+            heatmap.refresh = lambda *a, **k: calls.append(a)  # type: ignore[method-assign]
+        for frame in range(1, 4):
+            app.seek(frame)
+            await paint_now(app, pilot)
+        assert calls == []
