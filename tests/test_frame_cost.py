@@ -62,6 +62,11 @@ async def test_a_heatmap_line_cache_follows_data_colours_cursor_and_size() -> No
             lambda h: h.set_cursor(3),
             lambda h: h.set_labels("abcdefghijkl"),
             lambda h: h.set_visible(12),
+            # the step and label lines are kept whatever the edge: a frame, new labels or steps
+            lambda h: h.set_visible(4),
+            lambda h: h.set_labels("ABCDEFGHIJKL"),
+            lambda h: h.set_axes(x=range(20, 32)),
+            lambda h: h.set_visible(9),
         ]
         for k, change in enumerate(changes):
             change(cached)
@@ -104,10 +109,17 @@ async def test_a_growing_plot_reuses_a_frame_only_for_the_same_curves() -> None:
 async def test_the_direct_path_draws_what_textual_draws_and_steps_aside_for_styles() -> None:
     heatmap = Heatmap()
     async with Host(heatmap).run_test(size=(40, 12)) as pilot:
-        heatmap.set_data(DATA, diverging(1.0))
+        data = DATA.copy()
+        data[1, 2], data[4, 3] = np.inf, np.nan  # the inf/nan colour
+        heatmap.set_data(data, diverging(1.0))
+        heatmap.set_labels("abcdefghijkl")
+        heatmap.set_cursor(2)
         heatmap.set_visible(7)
         await pilot.pause()
         assert heatmap._direct_background() is not None
+        # it skips Textual's ANSI-to-truecolor filter (TRUECOLOR): its lines, the cursor,
+        # ticks, labels and inf/nan included, are what that filter and Textual's pass draw
+        assert heatmap.TRUECOLOR
         assert drawn(heatmap) == _textualdrawn(heatmap)
         # a border, padding or tint: Textual's pass draws them, the direct path steps aside
         heatmap.styles.padding = (0, 1)

@@ -53,9 +53,9 @@ def test_a_partial_update_sends_only_the_cells_of_its_spans() -> None:
 
 
 async def test_heatmap_lines_need_no_ansi_to_rgb_filter() -> None:
-    # Heatmap.TRUECOLOR_LINES skips Textual's ANSI->RGB filter: every style it draws (the map's
+    # Heatmap.TRUECOLOR skips Textual's ANSI->RGB filter: every style it draws (the map's
     # colours, inf/nan, the cursor, labels and ticks) must already be RGB without dim.
-    assert Heatmap.TRUECOLOR_LINES
+    assert Heatmap.TRUECOLOR
     heatmap = Heatmap()
     data = np.linspace(-1, 1, 8 * 10).reshape(8, 10)
     data[2, 3], data[5, 7] = np.inf, np.nan

@@ -65,16 +65,21 @@ async def test_the_heap_is_frozen_once_shown_and_thawed_on_switch_and_exit(
     import seqviz.ui.app as app_module
 
     monkeypatch.setattr(app_module, "THAW_INTERVAL", 0.0)
+    threshold = gc.get_threshold()
     app = make_app("vanishing")
     async with app.run_test(size=(160, 50)) as pilot:
         await ready(app, pilot)
         await until(lambda: gc.get_freeze_count() > 0, pilot, what="the heap frozen")
+        # the young generation is the app's while it runs, the older ones Python's
+        assert gc.get_threshold() == (app_module.YOUNG_OBJECTS, *threshold[1:])
         old = weakref.ref(app._view)
         app.set_scene("memory")
         await ready(app, pilot)
         assert old() is None  # collected by the switch itself
         await until(lambda: gc.get_freeze_count() > 0, pilot, what="the new view frozen")
+        assert gc.get_threshold()[0] == app_module.YOUNG_OBJECTS
     assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == threshold  # quitting gives the collector its own back
 
 
 async def test_fast_switches_collect_at_most_once_a_second(make_app, ready, monkeypatch):

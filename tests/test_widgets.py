@@ -41,6 +41,16 @@ def test_run_cells_equal_slicing_the_cells(keys: list[int], start: int, stop: in
     assert all(a.style != b.style for a, b in zip(whole, whole[1:], strict=False))
 
 
+@given(keys=st.lists(st.integers(0, 2), min_size=0, max_size=40))
+def test_runs_found_by_numpy_equal_the_runs_found_cell_by_cell(keys: list[int]) -> None:
+    import numpy as np
+
+    line = RunLine.repeated("x", np.array(keys, dtype=np.int64), lambda k: STYLES[k])
+    reference = RunLine.from_cells("x" * len(keys), keys, lambda k: STYLES[k])
+    assert line.cells(0, len(keys)) == reference.cells(0, len(keys))
+    assert line.length == len(keys)
+
+
 def test_joined_merges_a_seam_of_one_style_only() -> None:
     red, blue = Style(color="red"), Style(color="blue")
     merged = joined([Segment("ab", blue), Segment("cd", red)], [Segment("ef", red)])

@@ -46,6 +46,7 @@ from seqviz.ui.compat_textual import (
     SafeCommandPalette,
     clear_styles_cache,
     install_input_fixes,
+    install_strip_fix,
 )
 from seqviz.ui.export import ExportCommands, screenshot_action, trace_action
 from seqviz.ui.help import HelpScreen
@@ -61,6 +62,7 @@ from seqviz.ui.widgets.footer import FittingFooter
 from seqviz.ui.widgets.scenebar import SceneBar, SceneTab
 
 install_input_fixes()  # page keys before the palette draws, invalid UTF-8 (compat_textual)
+install_strip_fix()  # strips placed whole no longer refer to themselves (compat_textual)
 
 DEFAULT_SPEED = 20.0  # frames per second, unless the scene sets its own pace
 COMPACT_WIDTH = 120
@@ -68,6 +70,7 @@ COMPACT_HEIGHT = 34
 COMPILING = "compiling kernels (first launch only)…"
 FIRST_FRAME_HOLD = 1.0  # seconds the first paint may wait for the first result
 THAW_INTERVAL = 1.0  # seconds: scene switches collect the old views at most this often
+YOUNG_OBJECTS = 20_000  # allocations between young collections while the app runs (Python: 700)
 
 
 class SeqvizApp(App[None]):
@@ -145,6 +148,7 @@ class SeqvizApp(App[None]):
             self._kernel_status = KernelStatus(self)
         self._probe = launch_probe()  # `seqviz bench --ui` timing this launch, else None
         self._frozen_at: float | None = None  # when the heap was frozen (time.monotonic)
+        self._gc_threshold: tuple[int, ...] | None = None  # the collector's own, while the app runs
 
     # --- layout --------------------------------------------------------------------------------
     def get_default_screen(self) -> RegionScreen:
@@ -205,6 +209,9 @@ class SeqvizApp(App[None]):
         if self._kernel_status is not None:
             self._kernel_status.stop()  # ends a compiling child process with the app
         self._thaw_heap(collect=False)  # quitting: the objects go back to the collector
+        if self._gc_threshold is not None:
+            gc.set_threshold(*self._gc_threshold)
+            self._gc_threshold = None
 
     # --- the garbage collector -------------------------------------------------------------------
     # A full collection walks every object (about 200,000 once a scene is up: Textual, the
@@ -213,10 +220,20 @@ class SeqvizApp(App[None]):
     # collection walks only what came after. A scene switch thaws and collects once (the old
     # view's objects are freed, memory stays flat), at most once a second: keys switching
     # scenes faster leave the heap frozen a little longer, which only delays the collection.
+    #
+    # The young generation is collected every YOUNG_OBJECTS allocations instead of Python's 700.
+    # A frame or a new result makes and drops thousands of short-lived objects (segments,
+    # strips); at 700 the collector walked each of them while it was still alive, several
+    # times a frame (about 2 ms a first-play frame of the inside scene, up to 12 ms after a
+    # parameter change). With a larger young generation most of them die, by reference count,
+    # before a collection looks at them. The threshold is the app's while it runs.
     def _freeze_heap(self) -> None:
         if self._frozen_at is None and self.is_running:
             gc.freeze()
             self._frozen_at = time.monotonic()
+            if self._gc_threshold is None:
+                self._gc_threshold = gc.get_threshold()
+                gc.set_threshold(YOUNG_OBJECTS, *self._gc_threshold[1:])
 
     def _thaw_heap(self, *, collect: bool = True) -> None:
         frozen_at = self._frozen_at

@@ -240,7 +240,8 @@ INTERNALS = (
 # MessagePump._message_queue, App._batch_count, Screen._compositor, Compositor.visible_widgets,
 # Compositor._dirty_regions, ChopsUpdate.chops/spans/chop_ends (SpanChopsUpdate passes them to
 # its constructor in that order), LayoutUpdate.strips/region, Widget._styles_cache,
-# Style._link_id/_meta (DirectLines; tests/test_frame_cost.py compares it with Textual's own pass).
+# Style._link_id/_meta (DirectLines; tests/test_frame_cost.py compares it with Textual's own
+# pass); Strip.divide caching ``[self]`` (install_strip_fix; test_compat.py).
 
 
 # --- input that ended the app (issue 10); Textual bugs, worked around here -------------------
@@ -290,6 +291,36 @@ def install_input_fixes() -> None:
     for module in modules:
         if hasattr(module, "getincrementaldecoder"):
             module.getincrementaldecoder = _replacing_decoder  # type: ignore[attr-defined]
+
+
+# --- strips that the garbage collector had to find (issue 16) ------------------------------------
+def _divide_without_cycle(original: Any) -> Any:
+    """Strip.divide, but a strip that is one piece is returned as ``[self]`` without caching it.
+
+    Textual caches ``[self]`` in the strip's own divide cache, so every strip the compositor
+    places whole (most lines of every frame) refers to itself: refcounting never frees it, only
+    a cyclic collection does. In the inside scene's first play that was about 13,000 objects a
+    parameter change, which brought a full collection (100-200 ms) every few changes. The
+    other results are cached as before.
+    """
+
+    def divide(self: Any, cuts: Any) -> Any:
+        length = self.cell_length
+        kept = [cut for cut in cuts if cut <= length]
+        if kept == [length]:
+            return [self]
+        return original(self, kept)
+
+    divide._seqviz_acyclic = True  # type: ignore[attr-defined]
+    return divide
+
+
+def install_strip_fix() -> None:
+    """Apply ``_divide_without_cycle`` (idempotent); SeqvizApp's module calls it on import."""
+    from textual.strip import Strip
+
+    if not getattr(Strip.divide, "_seqviz_acyclic", False):
+        Strip.divide = _divide_without_cycle(Strip.divide)  # type: ignore[method-assign]
 
 
 # the private names seqviz relies on here: (owner, attribute)
@@ -424,9 +455,10 @@ class DirectLines:
     """
 
     _direct_last = False  # the last paint took the direct path (Textual's line cache is stale)
-    # A widget whose every style has RGB colours and no dim sets this: Textual's ANSI-to-RGB
-    # filter would return its lines unchanged (as new strips), so it is skipped for them.
-    TRUECOLOR_LINES = False
+    # Every style the widget draws has truecolor (hex/rgb) colours or none, and none is dim:
+    # Textual's ANSI-to-truecolor filter would return each line unchanged, as a new strip of
+    # new segments (a line's cost again). Such a widget skips that filter.
+    TRUECOLOR = False
 
     def _direct_background(self) -> Any:
         """(base background, background) if the direct path draws this widget as Textual's
@@ -459,7 +491,7 @@ class DirectLines:
         base_background, background = colors
         width = widget.region.width
         filters = widget.get_line_filters()
-        if self.TRUECOLOR_LINES:
+        if self.TRUECOLOR:
             filters = [f for f in filters if not isinstance(f, ANSIToTruecolor)]
         inner = None
         strips = []

@@ -19,6 +19,7 @@ KEYS = (
     ("r", "reset this scene's parameters to their defaults"),
     ("+ / -  or  ] / [", "change the focused parameter by one step"),
     ("tab / up / down", "move between parameters (the mouse works too: click the arrows, scroll)"),
+    ("enter / escape", "in a text field: apply the typed text / restore the applied one"),
     ("> / <", "faster / slower animation"),
     ("1 - 9", "switch scene"),
     ("ctrl+p", "command palette: type a parameter and a value, e.g. 'rho 1.2'"),

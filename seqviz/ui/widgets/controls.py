@@ -122,35 +122,92 @@ class ParamRow(Widget, can_focus=True):
 
 
 class TextParam(Input):
-    """A text parameter (the gates scene's input sentence): applied as you type."""
+    """A text parameter (the gates scene's input sentence): applied as you type, or on Enter.
+
+    What is typed here and not yet handed to the app (a prompt before Enter, an empty sentence
+    while retyping) is an *edit*, and it wins over the app's writes until Enter applies it or
+    Escape restores the app's text: changing another parameter, a reset or a script step never
+    refills the field over it. Its border says "not applied" while it lasts."""
 
     DEFAULT_CSS = """
     TextParam {
         height: 3;
         width: 1fr;
     }
+    TextParam.-edited {
+        border-subtitle-color: $warning;
+    }
     """
+    BINDINGS = [Binding("escape", "restore", "restore the applied text", show=False)]
 
-    def __init__(self, spec: ParamSpec, value: str) -> None:
-        super().__init__(value=value, id=f"param-{spec.name}", max_length=spec.max_length,
+    def __init__(self, spec: ParamSpec, value: str, edit: str | None = None) -> None:
+        """``edit``: an edit the user left in this field's predecessor (another scene was shown
+        meanwhile), put back as it was."""
+        shown = value if edit is None else edit
+        # A text not to send to the app when Input reports it changed: the app's own value, or
+        # the edit put back. Input's constructor reports its first value unless it is "".
+        self._written: str | None = shown or None
+        super().__init__(value=shown, id=f"param-{spec.name}", max_length=spec.max_length,
                          placeholder=spec.label)  # fmt: skip
         self.spec = spec
-        self.tooltip = f"{spec.label}: {spec.help}"
+        self.tooltip = f"{spec.label}: {spec.help} (enter applies, escape drops an edit)"
+        self._app_text = value  # the app's value for this parameter, as last written or echoed
         # Texts this field sent to the app that the app has not echoed back yet, oldest first.
         self._sent: list[str] = []
-        self._written: str | None = None  # a value the app wrote here: not sent back to it
+        self._mark()
+
+    @property
+    def applied(self) -> str:
+        """The text the app has, or will have once what was sent arrives."""
+        return self._sent[-1] if self._sent else self._app_text
+
+    @property
+    def edited(self) -> bool:
+        """The field holds text the user typed that the app does not have."""
+        return self.value != self.applied
 
     def set_value(self, value: Any) -> None:
-        """Show the app's value, unless it is the echo of something typed here: by the time the
+        """Show the app's value, unless it is the echo of something typed here (by the time the
         app's echo arrives the typist may be keys further on, and writing the older text back
-        would drop those keys (and send that older text again, round and round)."""
+        would drop those keys and send that older text again, round and round), or the field
+        holds an edit (see the class)."""
         if value in self._sent:
             del self._sent[: self._sent.index(value) + 1]
+            self._app_text = value
+            self._mark()
+            return
+        if value == self._app_text:
+            return  # another parameter changed, not this one
+        edited = self.edited
+        self._app_text = value
+        if edited:
+            self._mark()  # the edit wins; Escape shows this value
             return
         self._sent.clear()
+        self._write(value)
+
+    def _write(self, value: str) -> None:
         if value != self.value:
             self._written = value
             self.value = value
+        self._mark()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "restore":
+            return self.edited  # else Escape goes on as if the field did not bind it
+        return super().check_action(action, parameters)
+
+    def action_restore(self) -> None:
+        """Escape: drop the edit, show the applied text."""
+        self._write(self.applied)
+
+    def _mark(self) -> None:
+        """Say on the border whether the field holds an edit the app does not have."""
+        edited = self.edited
+        self.set_class(edited, "-edited")
+        hint = "not applied" if edited else ""  # enter / esc: tooltip and help (no room here)
+        if self.border_subtitle != hint:
+            self.border_subtitle = hint
 
     def nudge(self, direction: int) -> None:
         """Text has no steps."""
@@ -185,10 +242,12 @@ class TextParam(Input):
             return
         if self.spec.live:
             self._apply(event.value)
+        self._mark()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self._apply(event.value)
+        self._mark()
 
     def _apply(self, text: str) -> None:
         try:
@@ -233,16 +292,23 @@ class ParamPanel(VerticalScroll, can_focus=False):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.scene: Scene | None = None
+        # Edits left in text fields of scenes not shown, by (scene, parameter): put back when
+        # the scene is shown again.
+        self._edits: dict[tuple[str, str], str] = {}
 
     async def show_scene(self, scene: Scene, values: Any) -> None:
         """Rebuild the rows for ``scene`` with ``values``."""
+        if self.scene is not None:
+            for field in self.query(TextParam):
+                if field.edited:
+                    self._edits[self.scene.name, field.spec.name] = field.value
         self.scene = scene
         await self.remove_children()
         rows: list[Widget] = [Static("parameters", classes="param-title")]
         for spec in scene.specs:
             value = getattr(values, spec.name)
             if spec.kind == "text":
-                rows.append(TextParam(spec, value))
+                rows.append(TextParam(spec, value, self._edits.pop((scene.name, spec.name), None)))
             else:
                 rows.append(ParamRow(spec, value))
         rows.append(Static("", classes="param-info"))

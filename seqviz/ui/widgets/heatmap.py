@@ -22,6 +22,7 @@ CURSOR_SEGMENT = Segment(CURSOR, Style(color="#ffd54f", bold=True))
 BLANK_SEGMENT = Segment(" ")
 TICK_STYLE = Style(color="#9e9e9e")
 MIN_PLOT = 8  # narrower than this, the unit labels give their columns back to the map
+HALF = 1 << 16  # colour bins are int16: a cell's style key is top * HALF + bottom + 1
 STRIP_CACHE = 1024  # drawn lines kept per heatmap (line, edge); a replay draws none anew
 
 
@@ -52,7 +53,7 @@ class Heatmap(DirectLines, Widget):
     columns out of them, so animating costs a bisect and a handful of segments per line.
     """
 
-    TRUECOLOR_LINES = True  # hex colours only, no dim (tests/test_frame_cost.py checks it)
+    TRUECOLOR = True  # colour maps, ticks and cursor are hex colours (DirectLines)
 
     DEFAULT_CSS = """
     Heatmap {
@@ -85,7 +86,7 @@ class Heatmap(DirectLines, Widget):
         self._layout_key: tuple[int, int, int, int] | None = None
         self._row_map = np.zeros(0, dtype=np.int64)
         self._col_map = np.zeros(0, dtype=np.int64)
-        self._styles: dict[tuple[int, int], Style] = {}
+        self._styles: dict[int, Style] = {}  # _style_of's key -> style
         self._paint_size = Size(0, 0)
         self._label_line_now = False
 
@@ -269,14 +270,15 @@ class Heatmap(DirectLines, Widget):
         """Cells left of the map's first column (unit labels and the cursor), as last drawn."""
         return self._gutter_width
 
-    def _style_of(self, key: tuple[int, int]) -> Style:
-        """The style of a cell whose top and bottom halves have colour bins ``key`` (-1: none)."""
+    def _style_of(self, key: int) -> Style:
+        """The style of a cell whose top and bottom halves have colour bins ``key`` = top *
+        HALF + bottom + 1 (bottom -1: none)."""
         style = self._styles.get(key)
         if style is None:
-            top, bottom = key
+            top, bottom = divmod(key, HALF)
             cmap = self._cmap
             fg = cmap.color(top) if top >= 0 else None
-            bg = cmap.color(bottom) if bottom >= 0 else None
+            bg = cmap.color(bottom - 1) if bottom >= 1 else None
             style = Style(color=fg, bgcolor=bg)
             self._styles[key] = style
         return style
@@ -293,12 +295,10 @@ class Heatmap(DirectLines, Widget):
             runs = RunLine([], [])
         else:
             cols = self._col_map
-            top = bins[self._row_map[top_i], cols].tolist()
+            keys = bins[self._row_map[top_i], cols].astype(np.int64) * HALF  # (cells,)
             if bottom_i < n_half:
-                keys = list(zip(top, bins[self._row_map[bottom_i], cols].tolist(), strict=True))
-            else:
-                keys = [(t, -1) for t in top]
-            runs = RunLine.from_cells(UPPER_HALF * len(keys), keys, self._style_of)
+                keys += bins[self._row_map[bottom_i], cols] + 1
+            runs = RunLine.repeated(UPPER_HALF, keys, self._style_of)
         self._lines[y] = runs
         return runs
 
@@ -357,14 +357,18 @@ class Heatmap(DirectLines, Widget):
         """Line y as this frame shows it: drawn once per revealed edge, then reused (a frame
         that moves the edge back, a replay, redraws no line); any change of data, colours,
         labels, cursor or size empties the cache (``_invalidate``, ``_layout``)."""
-        # a line under the map (steps, labels, blank) is the same at every edge
-        key = (y, self._edge(), self._from_end) if y < self._map_lines() else (y, -1, False)
+        key = (y, -1, False) if self._fixed_line(y) else (y, self._edge(), self._from_end)
         strip = self._strips.get(key)
         if strip is None:
             if len(self._strips) >= STRIP_CACHE:
                 self._strips.clear()
             strip = self._strips[key] = self._draw_line(y)
         return strip
+
+    def _fixed_line(self, y: int) -> bool:
+        """Line y is the step line or the line of labels: the revealed edge does not change it."""
+        below = self._paint_size.height - 1 - y
+        return 0 <= below < self._tick_line_now + self._label_line_now
 
     def _draw_line(self, y: int) -> Strip:
         width, height = self._paint_size
