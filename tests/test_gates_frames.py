@@ -141,3 +141,88 @@ async def test_a_frame_leaves_the_hidden_maps_alone(make_app):
             app.seek(frame)
             await paint_now(app, pilot)
         assert calls == []
+
+
+# --- a parameter change lays the screen out only when something changed size ----------------
+async def test_the_info_line_is_laid_out_again_only_when_its_height_changes(make_app):
+    from dataclasses import replace
+
+    from textual.widgets import Static
+
+    from seqviz.ui.widgets.controls import ParamPanel
+
+    app = make_app("gates")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.until_ready()
+        await paint_now(app, pilot)
+        panel = app.query_one(ParamPanel)
+        line = panel.query_one(".param-info", Static)
+        width = line.content_size.width
+        texts = {
+            "short": "a" * (width - 4),
+            "same height": "b" * (width - 2),  # another text on one line
+            "longer": "c " * width,  # wraps to more lines
+            "back": "d" * (width - 4),
+        }
+        layouts: list[bool] = []
+        original = line.refresh
+
+        def spy(*regions, layout=False, **kw):
+            layouts.append(layout)
+            return original(*regions, layout=layout, **kw)
+
+        line.refresh = spy  # type: ignore[method-assign]
+        for name, text in texts.items():
+            panel.scene = replace(panel.scene, info=lambda values, text=text: text)
+            layouts.clear()
+            panel._show_scope(app.values)
+            await paint_now(app, pilot)
+            await paint_now(app, pilot)
+            shown = line.content_size
+            assert line.get_content_height(shown, shown, shown.width) == shown.height, name
+            assert shown.height == (1 if name != "longer" else 2), name
+            if name == "same height":
+                assert not any(layouts), name  # repainted in place
+            if name in ("longer", "back"):
+                assert any(layouts), name  # the height changed: laid out again
+
+
+async def test_a_readout_sized_by_its_width_is_not_laid_out_again_for_a_new_height() -> None:
+    from textual.containers import Vertical
+
+    from seqviz.ui.widgets.readout import Readout
+
+    layouts: list[bool] = []
+    resized: list[bool] = []  # per Resize: whether the readout asked for a layout pass
+
+    class Probe(Readout):
+        def refresh(self, *regions, layout=False, **kw):  # type: ignore[override]
+            layouts.append(layout)
+            return super().refresh(*regions, layout=layout, **kw)
+
+        def on_resize(self) -> None:
+            before = len(layouts)
+            super().on_resize()
+            resized.append(any(layouts[before:]))
+
+    lines = {"n": 3}
+    fixed = Probe(id="fixed", width_only=True)
+    async with Host(Vertical(fixed)).run_test(size=(40, 12)) as pilot:
+        fixed.set_builder(lambda width: [Text(f"line {i}") for i in range(lines["n"])])
+        await pilot.pause()
+        assert fixed.size.height == 3
+        resized.clear()
+        lines["n"] = 5
+        fixed.rebuild()  # new lines: a layout pass for the new height ...
+        await pilot.pause()
+        await pilot.pause()
+        assert fixed.size.height == 5
+        assert resized == [False]  # ... and none asked for by the Resize that followed it
+        assert [fixed.render_line(y).text.strip() for y in range(5)] == [
+            f"line {i}" for i in range(5)
+        ]
+        await pilot.resize_terminal(30, 12)  # a new width: the layout measures the lines anew
+        await pilot.pause()
+        await pilot.pause()
+        assert fixed.size.width == 30 and fixed._strips_width == 30
+        assert fixed.render_line(4).text.strip() == "line 4"

@@ -63,9 +63,6 @@ class GatesView(SceneView):
         grid-gutter: 0;
         height: 2fr;
     }
-    GatesView #gate-grid.-gru {
-        grid-size: 2;
-    }
     GatesView #gates-bottom {
         height: 1fr;
     }
@@ -121,7 +118,7 @@ class GatesView(SceneView):
             yield Panel(
                 "readout",
                 "Weight counts from the lesson's formulas; the cursor unit's values now.",
-                Readout(id="gates-readout"),
+                Readout(id="gates-readout", width_only=True),
                 short="",  # compact: the formulas are in the readout itself
                 id="gates-readout-panel",
             )
@@ -129,7 +126,9 @@ class GatesView(SceneView):
     def show_result(self, result: Any) -> None:
         super().show_result(result)
         names = list(result.gate_names) + (["c"] if result.c is not None else []) + ["h"]
-        self.query_one("#gate-grid").set_class(result.cell == "gru", "-gru")
+        # Columns set on the grid itself, not by a CSS class: a class change restyles the grid
+        # and everything in it (about 40 widgets) before the layout pass a new column count needs.
+        self.query_one("#gate-grid").styles.grid_size_columns = 2 if result.cell == "gru" else 3
         for i in range(N_PANELS):
             panel = self.query_one(f"#gate-{i}", Panel)
             panel.display = i < len(names)

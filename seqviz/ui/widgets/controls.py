@@ -336,8 +336,14 @@ class ParamPanel(VerticalScroll, can_focus=False):
         info = scene.info(values) if scene.info is not None else ""
         for line in self.query(".param-info").results(Static):
             if getattr(line, "shown_info", None) != info:  # an update is a layout pass
+                # ... unless the new text takes as many lines as the old one (another model's
+                # description): then it is repainted in place.
                 line.shown_info = info  # type: ignore[attr-defined]
-                line.update(Text(info))
+                size = line.content_size
+                shown = line.display and bool(info) and size.width > 0
+                line.update(Text(info), layout=not shown)
+                if shown and line.get_content_height(size, size, size.width) != size.height:
+                    line.refresh(layout=True)
                 line.display = bool(info)
 
     def row(self, name: str) -> ParamRow | TextParam | None:

@@ -123,8 +123,11 @@ class Readout(Widget):
     }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, width_only: bool = False) -> None:
+        """``width_only``: the builder's lines depend on the width alone (not on the height the
+        readout is given), so a resize that keeps the width needs no second layout pass."""
         super().__init__(id=id)
+        self._width_only = width_only
         self._builder: Callable[[int], RenderableType] = lambda width: Text("")
         self._strips: list[Strip] | None = None
         self._strips_width = 0
@@ -213,5 +216,10 @@ class Readout(Widget):
         return lines[y] if y < len(lines) else Strip.blank(width, self.visual_style.rich_style)
 
     def on_resize(self) -> None:
+        if self._width_only and self._strips is not None and self._strips_width == self.size.width:
+            # The layout that gave this height measured these very lines: laying the screen out
+            # again (each new result of another height did) would change nothing.
+            self.refresh()
+            return
         self._strips = None
         self.refresh(layout=True)
