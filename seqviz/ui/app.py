@@ -21,7 +21,7 @@ import asyncio
 import gc
 import importlib
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ from seqviz.ui.compat_textual import (
     clear_styles_cache,
     install_input_fixes,
     install_strip_fix,
+    settle,
 )
 from seqviz.ui.export import ExportCommands, screenshot_action, trace_action
 from seqviz.ui.help import HelpScreen
@@ -144,6 +145,8 @@ class SeqvizApp(App[None]):
         self._stream_done = False
         self._kernel_status: KernelStatus | None = None
         self._held: Timer | None = None  # the first frame waits for the first result
+        self._on_first_frame: list[Callable[[], Any]] = []
+        self._settling: asyncio.Task[None] | None = None  # the first frame waits for the app
         if warm_kernels:
             self._kernel_status = KernelStatus(self)
         self._probe = launch_probe()  # `seqviz bench --ui` timing this launch, else None
@@ -186,12 +189,27 @@ class SeqvizApp(App[None]):
         self._begin_batch()
         self._held = self.set_timer(FIRST_FRAME_HOLD, self._release_first_frame)
 
+    def after_first_frame(self, callback: Callable[[], Any]) -> None:
+        """Call ``callback`` when the first frame goes to the screen (with the first result, or
+        after FIRST_FRAME_HOLD seconds without it)."""
+        self._on_first_frame.append(callback)
+
     def _release_first_frame(self) -> None:
         held, self._held = self._held, None
         if held is not None:
             held.stop()
+            for callback in self._on_first_frame:
+                callback()
             self._end_batch()
             self.screen.refresh()
+            if self._result is not None and self._shown_generation == self._generation:
+                self._result_ready.set()
+                if self._probe is not None:
+                    self.call_after_refresh(self._probe.painted, self._shown_generation)
+
+    async def _settle_and_release(self) -> None:
+        await settle(self)
+        self._release_first_frame()
 
     def _poll_kernels(self) -> None:
         if self._kernel_status is not None and self._kernel_status.poll():
@@ -554,16 +572,21 @@ class SeqvizApp(App[None]):
             # event blurs it (that race left the focus on nothing or on the parameter).
             self._focus_param_row()
         self._shown_generation = message.generation
-        self._result_ready.set()
-        if self._probe is not None:
-            self.call_after_refresh(self._probe.painted, message.generation)
+        if self._held is None:  # else once the first frame is painted
+            self._result_ready.set()
+            if self._probe is not None:
+                self.call_after_refresh(self._probe.painted, message.generation)
         if self._stream is not None:
             self._stream_done = bool(getattr(message.result, "done", True))
             if self._stream_done:
                 self.playback.playing = False
                 self._stream_finished.set()
         self._update_status()
-        self._release_first_frame()
+        if self._held is not None:
+            # Painted once the app has handled what showing the result set off (the widgets'
+            # first sizes, the focused row's style and the footer's hints for it, the status
+            # line): one render, not one and then the rest.
+            self._settling = asyncio.get_running_loop().create_task(self._settle_and_release())
 
     async def _sync_view(self) -> None:
         """Mount the current scene's view and controls if another scene's are showing."""

@@ -22,6 +22,7 @@ from textual.command import CommandList, CommandPalette
 from textual.filter import ANSIToTruecolor
 from textual.geometry import Region
 from textual.screen import Screen
+from textual.widgets._footer import FooterKey as FooterKey  # not exported by textual.widgets
 
 
 def clear_styles_cache() -> bool:
@@ -231,6 +232,8 @@ INTERNALS = (
     ("textual._compositor.Compositor", "_get_renders"),
     ("textual._compositor.Compositor", "render_strips"),
     ("textual._compositor.Compositor", "render_update"),
+    ("textual._compositor.Compositor", "render_full_update"),
+    ("textual.widgets._footer.FooterKey", "_watch_compact"),
     ("textual.app.App", "_background_screens"),
     ("textual._styles_cache.StylesCache", "get_inner_outer"),
     ("textual._styles_cache.StylesCache", "clear"),
@@ -241,7 +244,8 @@ INTERNALS = (
 # Compositor._dirty_regions, ChopsUpdate.chops/spans/chop_ends (SpanChopsUpdate passes them to
 # its constructor in that order), LayoutUpdate.strips/region, Widget._styles_cache,
 # Style._link_id/_meta (DirectLines; tests/test_frame_cost.py compares it with Textual's own
-# pass); Strip.divide caching ``[self]`` (install_strip_fix; test_compat.py).
+# pass); Strip.divide caching ``[self]`` (install_strip_fix; test_compat.py); Footer._bindings_ready
+# and FooterKey.compact (ui/widgets/footer.py).
 
 
 # --- input that ended the app (issue 10); Textual bugs, worked around here -------------------
@@ -374,9 +378,38 @@ class SpanChopsUpdate(ChopsUpdate):
         return "".join(sequences)
 
 
+def _cover(spans: list[tuple[int, int]], x0: int, x1: int) -> bool:
+    """Add the columns [x0, x1) to a line's sorted, disjoint, non-touching spans; True if they
+    were all covered already."""
+    merged = []
+    for a, b in spans:
+        if a <= x0 and x1 <= b:
+            return True
+        if b < x0 or a > x1:
+            merged.append((a, b))
+        else:
+            x0, x1 = min(a, x0), max(b, x1)
+    merged.append((x0, x1))
+    merged.sort()
+    spans[:] = merged
+    return False
+
+
+def _runs(lines: list[int]) -> list[tuple[int, int]]:
+    """Sorted line numbers as (first, stop) runs of consecutive lines."""
+    runs: list[tuple[int, int]] = []
+    for y in lines:
+        if runs and runs[-1][1] == y:
+            runs[-1] = (runs[-1][0], y + 1)
+        else:
+            runs.append((y, y + 1))
+    return runs
+
+
 class RegionCompositor(Compositor):
     """Textual's compositor, but a partial update renders only the widgets that a changed region
-    touches, and only their changed lines.
+    touches, and only their changed lines; a full update renders only the lines of each widget
+    that the widgets in front of it do not hide.
 
     Textual renders every widget overlapping the *bounding box* of all changed regions: a frame
     that changes one heatmap column at the top and the status line at the bottom rendered every
@@ -388,6 +421,14 @@ class RegionCompositor(Compositor):
     """
 
     _update_regions: list[Any] | None = None
+    _full_update = False
+
+    def render_full_update(self, simplify: bool = False) -> Any:
+        self._full_update = True
+        try:
+            return super().render_full_update(simplify)
+        finally:
+            self._full_update = False
 
     def render_partial_update(self) -> Any:
         self._update_regions = list(self._dirty_regions)
@@ -400,6 +441,9 @@ class RegionCompositor(Compositor):
         return update
 
     def _get_renders(self, crop: Any = None) -> Any:
+        if self._full_update:
+            yield from self._front_renders()
+            return
         regions = self._update_regions
         if not regions or crop is None:
             yield from super()._get_renders(crop)
@@ -422,6 +466,26 @@ class RegionCompositor(Compositor):
                 crop_region = Region(x - region.x, y - region.y, width, height)
                 yield region, clip.intersection(band), widget.render_lines(crop_region)
 
+    def _front_renders(self) -> Any:
+        """Every visible widget's lines that the widgets in front of it do not cover whole.
+
+        Textual renders every line of every widget for a full update, and the first widget to
+        reach a cell wins: the lines of a container filled by its children (the body, the
+        sidebar, the view and its slot, the screen: about 280 of the first frame's 480 lines)
+        were styled and then dropped. What reaches the terminal is the same.
+        """
+        covered: list[list[tuple[int, int]]] = [[] for _ in range(self.size.height)]
+        for widget, (region, clip) in self.visible_widgets.items():  # front to back
+            shown = region.intersection(clip)
+            x0, x1 = shown.x, shown.right
+            if x1 <= x0:
+                continue
+            lines = [y for y in shown.line_range if not _cover(covered[y], x0, x1)]
+            for y0, y1 in _runs(lines):
+                band = Region(x0, y0, shown.width, y1 - y0)
+                crop_region = Region(x0 - region.x, y0 - region.y, shown.width, y1 - y0)
+                yield region, clip.intersection(band), widget.render_lines(crop_region)
+
 
 class RegionScreen(Screen):
     """A screen whose partial updates render only the changed lines (RegionCompositor)."""
@@ -439,6 +503,11 @@ class RegionScreen(Screen):
         if app._batch_count and self is app.screen and not app.is_inline:
             self._repaint_required = True
             return
+        compositor = self._compositor
+        if self is app.screen and compositor.size.region in compositor._dirty_regions:
+            # This update repaints the whole screen: a whole-screen repaint asked for before it
+            # (a screen refresh, a skipped batch render) is done by it, not once more afterwards.
+            self._repaint_required = False
         super()._compositor_refresh()
 
 

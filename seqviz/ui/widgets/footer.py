@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from itertools import groupby
+from typing import Any
 
 from textual import events
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer
+
+from seqviz.ui.compat_textual import FooterKey
 
 PALETTE_HINT = 13  # "│ ^p palette " docked on the right
 
@@ -46,9 +50,45 @@ class FittingFooter(Footer):
         self.compact = compact
         return changed
 
+    _shown: tuple[Any, ...] | None = None  # what the hints were last composed from
+
+    def _hints(self, screen: Screen) -> tuple[Any, ...]:
+        """Everything Footer.compose shows from the bindings and the fit. An action name only
+        groups the keys that share it (a focused parameter row binds ←/→ to "app.step(1)", the
+        app to "step(1)": the same hint), so it enters as the number of its group."""
+        groups: dict[str, int] = {}
+        return (
+            self.show_command_palette,
+            self.compact,
+            tuple(
+                (b.key, groups.setdefault(b.action, len(groups)), b.description, b.group,
+                 b.tooltip, enabled, tooltip)
+                for _node, b, enabled, tooltip in screen.active_bindings.values()
+                if b.show or b.key == self.app.COMMAND_PALETTE_BINDING
+            ),
+        )  # fmt: skip
+
     def bindings_changed(self, screen: Screen) -> None:
         self._fit(screen)
+        # Textual recomposes the footer (mounts every hint anew) on each change of the bindings,
+        # i.e. at every focus change, e.g. between two parameter rows, which show the same
+        # hints. Only a change in what the hints show needs it.
+        # Textual recomposes once per signal, and a focus change signals twice.
+        hints = self._hints(screen)
+        if self._bindings_ready and hints == self._shown:
+            return
+        self._shown = hints
         super().bindings_changed(screen)
+
+    def compose(self) -> ComposeResult:
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                # Born compact (Textual's default), each hint was restyled twice as it mounted:
+                # compact, then not, through its data binding to the footer (which the palette
+                # hint has not: it stays compact). Start it as the footer is.
+                widget.set_reactive(FooterKey.compact, self.compact)
+                widget.set_class(self.compact, "-compact", update=False)
+            yield widget
 
     async def recompose(self) -> None:
         await super().recompose()

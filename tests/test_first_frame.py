@@ -1,0 +1,145 @@
+"""The first frame is rendered once, complete; the footer is recomposed only when its hints change.
+
+Launch time (issue 16): each render of the whole screen before the first frame, and each
+recompose of the footer, was work the launch paid for and the user never saw.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual._compositor import LayoutUpdate
+
+from seqviz.core import backend
+from seqviz.scenes import warm
+from seqviz.ui.compat_textual import ScreenMirror, capture_updates, full_render
+from seqviz.ui.widgets.footer import FittingFooter
+
+SIZE = (160, 50)
+
+
+@pytest.fixture
+def launched(monkeypatch):
+    """As `seqviz` launches: the first result on the NumPy reference, the kernels loaded after."""
+    monkeypatch.setattr(warm, "_warmer", None)
+    yield {"warm_kernels": True}
+    warm.stop()
+    backend.reset()
+
+
+class _Probe:
+    """Stands in for the launch probe: records which updates were sent when 'painted' came."""
+
+    def __init__(self, updates: list[Any], app: Any = None) -> None:
+        self.updates = updates
+        self.app = app
+        self.painted_after: list[int] = []
+        self.screen_then: list[Any] = []  # the whole screen drawn afresh when 'painted' came
+
+    def painted(self, generation: int) -> None:
+        self.painted_after.append(len(self.updates))
+        if self.app is not None and not self.screen_then:
+            self.screen_then = full_render(self.app)
+
+    def kernels(self, phase: str) -> None:
+        pass
+
+
+async def test_the_first_frame_is_one_full_render_with_the_result_and_the_focused_row(
+    make_app, launched, monkeypatch
+):
+    from seqviz.ui import app as app_module
+
+    monkeypatch.setattr(app_module, "FIRST_FRAME_HOLD", 60.0)  # a loaded machine: wait for it
+    app = make_app("vanishing", **launched)
+    updates: list[Any] = []
+    capture_updates(app, updates.append)
+    probe = _Probe(updates, app)
+    app._probe = probe
+    async with app.run_test(size=SIZE) as pilot:
+        await app.until_ready()
+        await pilot.pause()
+        await pilot.pause()
+        assert probe.painted_after, "the first result was never reported painted"
+        first = updates[: probe.painted_after[0]]
+        # one update, the whole screen, and nothing was left to draw when it was reported
+        assert [type(u) for u in first] == [LayoutUpdate]
+        mirror = ScreenMirror(*SIZE)
+        mirror.apply(first[0])
+        assert mirror.cells == ScreenMirror.of_strips(probe.screen_then, SIZE[0]).cells
+        assert app.focused is not None and app.focused.id == "param-rho"
+        assert "Vanishing gradients" in mirror.text()
+
+
+async def test_the_footer_is_recomposed_only_when_its_hints_change(make_app, ready, monkeypatch):
+    recomposed: list[int] = []
+    original = FittingFooter.recompose
+
+    async def counting(self: FittingFooter) -> None:
+        recomposed.append(1)
+        await original(self)
+
+    monkeypatch.setattr(FittingFooter, "recompose", counting)
+    app = make_app("vanishing")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(app, pilot)
+        footer = app.query_one(FittingFooter)
+        start = len(recomposed)
+        for name in ("hidden", "steps", "rho"):  # rows bind the same keys: the same hints
+            app.focus_param(name)
+            await pilot.pause()
+            await pilot.pause()
+        assert len(recomposed) == start
+        assert "back" in str(footer.children[0].render())  # a focused row's ←/→ come first
+        app.set_focus(None)  # the app's own bindings only: the hints change order
+        await pilot.pause()
+        await pilot.pause()
+        assert len(recomposed) > start
+        assert "play" in str(footer.children[0].render())
+        hints = [key for key in footer.children if not key.has_class("-command-palette")]
+        assert hints and not any(key.has_class("-compact") for key in hints)  # room at 160
+
+
+async def test_the_first_frame_callbacks_run_once_it_goes_to_the_screen(make_app, launched):
+    app = make_app("vanishing", **launched)
+    calls: list[bool] = []
+    app.after_first_frame(lambda: calls.append(app.result is not None))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.until_ready()
+        await pilot.pause()
+        app.set_param("rho", 1.1)
+        await app.until_ready()
+        await pilot.pause()
+    assert calls == [True]  # once, and with the first result
+
+
+def test_seqviz_launches_with_the_collector_off_until_its_first_frame(launched, monkeypatch):
+    import asyncio
+    import gc
+
+    from seqviz.cli import main
+    from seqviz.commands import terminal
+
+    seen: dict[str, bool] = {}
+
+    def run_app(app: Any) -> int:
+        async def first_frame() -> None:
+            seen["before"] = gc.isenabled()
+            async with app.run_test(size=SIZE) as pilot:
+                await app.until_ready()
+                await pilot.pause()
+                seen["after"] = gc.isenabled()
+                seen["frozen"] = gc.get_freeze_count() > 0
+
+        asyncio.run(first_frame())
+        return 0
+
+    monkeypatch.setattr(terminal, "check_terminal", lambda: None)
+    monkeypatch.setattr(terminal, "run_app", run_app)
+    try:
+        assert main([]) == 0
+    finally:
+        gc.unfreeze()
+    assert seen == {"before": False, "after": True, "frozen": True}
+    assert gc.isenabled()

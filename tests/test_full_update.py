@@ -1,0 +1,90 @@
+"""A full screen update renders only the lines no widget in front hides, and shows the same cells.
+
+The region compositor skips the lines of containers filled by their children (the first frame
+of a launch is such an update); what the terminal gets must equal Textual's own full render,
+cell by cell (character and style), in every scene and in the compact layout.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from seqviz.scenes import scene_names
+from seqviz.ui.compat_textual import ScreenMirror, _cover, _runs, full_render, paint_now
+
+
+def _full_update_picture(app: Any, width: int) -> ScreenMirror:
+    """The screen after one full update from the app's compositor, every line cache emptied."""
+    for widget in app.screen.walk_children(with_self=True):
+        widget._styles_cache.clear()
+    mirror = ScreenMirror(width, app.size.height)
+    mirror.apply(app.screen._compositor.render_full_update())
+    return mirror
+
+
+def _first_difference(a: ScreenMirror, b: ScreenMirror) -> str:
+    for y, (row_a, row_b) in enumerate(zip(a.cells, b.cells, strict=True)):
+        for x, (cell_a, cell_b) in enumerate(zip(row_a, row_b, strict=True)):
+            if cell_a != cell_b:
+                return f"({x},{y}): {cell_a!r} != {cell_b!r}"
+    return ""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [(160, 50), (80, 24)])
+@pytest.mark.parametrize("scene", scene_names())
+async def test_a_full_update_shows_what_textuals_full_render_shows(scene, size, make_app):
+    app = make_app(scene)
+    async with app.run_test(size=size) as pilot:
+        await app.until_ready()
+        await pilot.pause()
+        await paint_now(app, pilot)
+        ours = _full_update_picture(app, size[0])
+        theirs = ScreenMirror.of_strips(full_render(app), size[0])  # Textual's pass, every line
+        assert _first_difference(ours, theirs) == ""
+        assert ours.text().strip()  # the screen is not empty
+
+
+async def test_a_full_update_skips_the_lines_of_containers_their_children_fill(make_app):
+    from textual.widget import Widget
+
+    rendered: dict[str, int] = {}
+    original = Widget.render_lines
+
+    def counting(self: Any, crop: Any) -> Any:
+        name = type(self).__name__
+        rendered[name] = rendered.get(name, 0) + crop.height
+        return original(self, crop)
+
+    app = make_app("vanishing")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.until_ready()
+        await paint_now(app, pilot)
+        Widget.render_lines = counting  # type: ignore[method-assign]
+        try:
+            app.screen._compositor.render_full_update()
+        finally:
+            Widget.render_lines = original  # type: ignore[method-assign]
+    # the screen, the body, the view and its slot are filled by what they hold
+    assert "RegionScreen" not in rendered and "Horizontal" not in rendered
+    assert "VanishingView" not in rendered
+    assert rendered["Panel"] > 0 and rendered["ParamRow"] > 0  # panel borders, what is in front
+
+
+def test_cover_merges_spans_and_says_when_a_span_was_covered_already():
+    spans: list[tuple[int, int]] = []
+    assert not _cover(spans, 10, 20)
+    assert not _cover(spans, 0, 5)
+    assert _cover(spans, 12, 18)
+    assert not _cover(spans, 5, 10)  # touching both: one span now
+    assert spans == [(0, 20)]
+    assert _cover(spans, 0, 20)
+    assert not _cover(spans, 19, 21)
+    assert spans == [(0, 21)]
+
+
+def test_runs_group_consecutive_lines():
+    assert _runs([]) == []
+    assert _runs([0, 1, 2, 5, 7, 8]) == [(0, 3), (5, 6), (7, 9)]
