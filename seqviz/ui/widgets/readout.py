@@ -152,11 +152,14 @@ class Readout(Widget):
         self._strips = None
         width = self.size.width if self.is_mounted else 0
         if width <= 0 or old is None:
-            self.refresh(layout=True)
+            self._relayout()
             return
         new = self._lines(width)
-        if len(new) != len(old) or width != old_width:
-            self.refresh(layout=len(new) != len(old))
+        if len(new) != len(old):
+            self._relayout()
+            return
+        if width != old_width:
+            self.refresh()
             return
         changed = [
             Region(0, y, width, 1) for y, (a, b) in enumerate(zip(old, new, strict=True)) if a != b
@@ -222,4 +225,13 @@ class Readout(Widget):
             self.refresh()
             return
         self._strips = None
+        self._relayout()
+
+    def _relayout(self) -> None:
+        """Lay the screen out again for this readout's new number of lines. Textual keeps a
+        widget's size per a counter that a second request does not advance while the first is
+        still pending; a layout pass in between (a resize's, or the first) caches the size of
+        the old lines, and the second request would reuse it: a readout rebuilt for its panel's
+        real height kept the height of lines drawn before that panel was laid out."""
+        self._box_model_cache.clear()
         self.refresh(layout=True)
