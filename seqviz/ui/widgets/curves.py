@@ -21,7 +21,7 @@ from textual.strip import Strip
 
 from seqviz.ui.compat_textual import DirectLines
 from seqviz.ui.widgets.cells import Cell, CellCanvas
-from seqviz.ui.widgets.plots import Series, _int_ticks
+from seqviz.ui.widgets.plots import Series, SeriesAxes, _int_ticks
 
 AXIS_STYLE = Style(color="#9e9e9e")
 BRAILLE = 0x2800
@@ -35,7 +35,7 @@ def _styles(color: tuple[int, int, int]) -> Style:
     return Style(color="rgb({},{},{})".format(*color))
 
 
-class CurvePlot(DirectLines, CellCanvas):
+class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
     """Curves of ``Series`` on fixed limits: lines in braille, one-character markers as points.
 
     A series whose ``marker`` is one character is drawn as that character in the cells of its
@@ -44,21 +44,10 @@ class CurvePlot(DirectLines, CellCanvas):
     skipped; a bin whose points are all skipped breaks the line.
     """
 
-    DEFAULT_CSS = """
-    CurvePlot {
-        width: 1fr;
-        height: 1fr;
-        min-height: 5;
-    }
-    """
+    DEFAULT_CSS = "CurvePlot {" + SeriesAxes.BOX_CSS + "}"
 
     def __init__(self, *, log_y: bool = True, xlabel: str = "", id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.log_y = log_y
-        self.xlabel = xlabel
-        self._series: tuple[Series, ...] = ()
-        self._xlim = (0.0, 1.0)
-        self._ylim: tuple[float, float] | None = None
+        super().__init__(log_y=log_y, xlabel=xlabel, id=id)
         self._data_area = (0, 1)  # first column and width of the data area, as last drawn
         self._frame_key: Any = None  # what the axes were drawn for
         self._frame: tuple[int, int, int, list[list[Cell]]] = (0, 1, 0, [])

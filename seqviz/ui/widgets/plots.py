@@ -38,6 +38,22 @@ class Series:
     marker: str = "hd"
 
 
+class SeriesAxes:
+    """What every plot of ``Series`` holds, whatever draws it (plotext pictures, braille cells):
+    the curves, their limits, the y scale and the x label. Put it first among the bases; a
+    plot's CSS is ``"Name {" + SeriesAxes.BOX_CSS + "}"``."""
+
+    BOX_CSS = "width: 1fr; height: 1fr; min-height: 5;"  # fills its panel, never under 5 rows
+
+    def __init__(self, *, log_y: bool = True, xlabel: str = "", id: str | None = None) -> None:
+        super().__init__(id=id)  # type: ignore[call-arg]  # the widget class after this one
+        self.log_y = log_y
+        self.xlabel = xlabel
+        self._series: tuple[Series, ...] = ()
+        self._xlim: tuple[float, float] = (0.0, 1.0)
+        self._ylim: tuple[float, float] | None = None
+
+
 def _int_ticks(lo: float, hi: float, count: int) -> list[float]:
     if hi <= lo:
         return [lo]
@@ -205,28 +221,17 @@ class SafePlot(DirectLines, PlotextPlot):
         return self._blank
 
 
-class SeriesPlot(SafePlot):
+class SeriesPlot(SeriesAxes, SafePlot):
     """Curves drawn up to an animation cursor, on a log y axis (non-positive/inf points skipped).
 
     The axis limits come from the full data so they stay still while the curves grow.
     """
 
-    DEFAULT_CSS = """
-    SeriesPlot {
-        width: 1fr;
-        height: 1fr;
-        min-height: 5;
-    }
-    """
+    DEFAULT_CSS = "SeriesPlot {" + SeriesAxes.BOX_CSS + "}"
 
     def __init__(self, *, log_y: bool = True, xlabel: str = "", id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.log_y = log_y
-        self.xlabel = xlabel
-        self._series: tuple[Series, ...] = ()
+        super().__init__(log_y=log_y, xlabel=xlabel, id=id)
         self._upto: int | None = None
-        self._ylim: tuple[float, float] | None = None
-        self._xlim: tuple[float, float] = (0.0, 1.0)
         self._series_key: Hashable = ()
         self._cut_canvas: tuple[int, int] | None = None  # the last cut frame's plot area
         self._cut_size = Size(0, 0)
