@@ -270,9 +270,9 @@ class SeqvizApp(App[None]):
         compact = width < COMPACT_WIDTH or height < COMPACT_HEIGHT
         if not self.screen_stack:
             return
-        main = self.screen_stack[0]
-        main.set_class(compact, "-compact")
-        main.set_class(width < 60 or height < 16, "-tiny")
+        # One call: each class change restyles every widget on the screen (~0.1 s at 160x50).
+        tiny = width < 60 or height < 16
+        self.screen_stack[0].update_classes({"-compact": compact, "-tiny": tiny})
         try:
             self.query_one(SceneBar).set_short(width < 100)
         except Exception:

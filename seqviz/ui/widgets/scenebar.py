@@ -86,6 +86,7 @@ class SceneBar(Horizontal):
 
     _short = False
     _play = ("", "")
+    _shown = ""  # the play state on screen
 
     def set_short(self, short: bool) -> None:
         """Tabs by short name and a short play state, for narrow screens."""
@@ -113,4 +114,7 @@ class SceneBar(Horizontal):
     def set_play_state(self, text: str, short: str | None = None) -> None:
         """``text`` ("❚❚ paused · 20 frames/s"), or ``short`` ("❚❚ 20/s") on narrow screens."""
         self._play = (text, short or text)
-        self.query_one("#play-state", Static).update(self._play[self._short])
+        shown = self._play[self._short]
+        if shown != self._shown:  # an update is a layout pass; a resize asks for it again
+            self._shown = shown
+            self.query_one("#play-state", Static).update(shown)
