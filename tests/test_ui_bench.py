@@ -70,6 +70,9 @@ def test_ui_bench_reports_each_scene_as_a_ratio_of_the_repaint_ceiling(capsys, m
         latency = r["scenes"][name]["latency"]
         assert latency["changes"] == 3 and 0 < latency["median_ms"] <= latency["max_ms"]
     assert r["scenes"]["vanishing"]["latency"]["param"] == "rho"
+    view = r["scenes"]["gates"]["latency_view"]  # a cursor move: the view alone changes
+    assert view["param"] == "unit" and 0 < view["median_ms"] <= view["max_ms"]
+    assert "latency_view" not in r["scenes"]["vanishing"]  # every parameter recomputes there
     assert "latency" not in r["scenes"]["training"]  # a live scene: no recompute to wait for
     training = r["scenes"]["training"]
     assert training["updates_per_s"] > 0  # it trained meanwhile
@@ -146,3 +149,24 @@ def test_latency_changes_a_parameter_the_user_can_see():
         assert spec.recompute and base != other, name
     gates = get_scene("gates")
     assert "layer" in gates.hidden(gates.defaults())  # the case this guards against
+
+
+def test_ui_bench_measures_only_the_scenes_asked_for(capsys, monkeypatch):
+    _tiny(monkeypatch, bench.SCENES)
+    bench.run_ui_bench(json=True, quick=True, scenes=("gates",))
+    r = json.loads(capsys.readouterr().out)
+    assert set(r["scenes"]) == {"gates"} and "launch" not in r
+    assert r["memory"]["frames"]["scene"] == "gates"
+    assert "seq2seq_recompute_30_words" not in r
+    assert "gates" in bench.format_report(r)
+    with pytest.raises(ValueError, match="unknown scene 'nope'"):
+        bench.run_ui_bench(scenes=("nope",))
+
+
+def test_the_scene_option_names_a_scene_and_goes_with_ui(capsys):
+    from seqviz.cli import main
+
+    assert main(["bench", "--ui", "--scene", "nope"]) == 2
+    assert "unknown scene 'nope'; the scenes are vanishing" in capsys.readouterr().err
+    assert main(["bench", "--scene", "gates"]) == 2
+    assert "use it with --ui" in capsys.readouterr().err

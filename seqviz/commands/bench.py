@@ -30,6 +30,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(each frame's first pass after a parameter change)",
     )
     p.add_argument(
+        "--scene",
+        action="append",
+        metavar="NAME",
+        help="with --ui: measure only this scene (repeat for several); the launch is not timed",
+    )
+    p.add_argument(
         "--decoding",
         action="store_true",
         help="benchmark one width-8 beam step on the shipped LM instead (NumPy, PyTorch beside)",
@@ -51,7 +57,16 @@ def run(args: argparse.Namespace) -> int:
             if exc.name != "seqviz.ui.bench":
                 raise
             raise UsageError("this installation has no UI benchmark (seqviz.ui.bench).") from None
-        return int(run_ui_bench(json=args.json, quick=args.quick) or 0)
+        scenes = tuple(args.scene) if args.scene else None
+        from seqviz.scenes import scene_names
+
+        for name in scenes or ():
+            if name not in scene_names():
+                raise UsageError(f"unknown scene {name!r}; the scenes are "
+                                 f"{', '.join(scene_names())}")  # fmt: skip
+        return int(run_ui_bench(json=args.json, quick=args.quick, scenes=scenes) or 0)
+    if args.scene:
+        raise UsageError("--scene selects scenes of the UI benchmark: use it with --ui")
     if args.training:
         import json
 

@@ -300,14 +300,16 @@ async def _live_frames(frames: _Frames, scene: str) -> dict[str, Any]:
     return result
 
 
-def _changing_param(scene: Any, values: Any) -> tuple[Any, Any, Any] | None:
+def _changing_param(scene: Any, values: Any, recompute: bool = True,
+                    ) -> tuple[Any, Any, Any] | None:  # fmt: skip
     """(spec, value now, another value) of the parameter that a latency run and a first play
     change: the scene's first active, shown number that recomputes and can move, else its first
-    such choice (a scene with only texts and choices: tagging, inside); None if there is none."""
+    such choice (a scene with only texts and choices: tagging, inside); None if there is none.
+    ``recompute=False``: the same among the parameters that only change the view (a cursor)."""
     # a hidden row (e.g. gates' layer for a one-layer model) changes nothing the user could see
     skip = set(scene.inactive_params(values))
     skip |= scene.hidden(values) if scene.hidden is not None else frozenset()
-    specs = [s for s in scene.specs if s.recompute and s.name not in skip]
+    specs = [s for s in scene.specs if s.recompute == recompute and s.name not in skip]
     for kinds in (("float", "int"), ("choice",)):
         for spec in (s for s in specs if s.kind in kinds):
             base = getattr(values, spec.name)
@@ -318,14 +320,16 @@ def _changing_param(scene: Any, values: Any) -> tuple[Any, Any, Any] | None:
     return None
 
 
-async def _latency(frames: _Frames, scene_name: str, changes: int) -> dict[str, Any] | None:
+async def _latency(frames: _Frames, scene_name: str, changes: int, recompute: bool = True,
+                   ) -> dict[str, Any] | None:  # fmt: skip
     """Milliseconds from a parameter change to the new result painted, nudging one parameter
-    up and down in turn (each value differs from the one on screen)."""
+    up and down in turn (each value differs from the one on screen). ``recompute=False``: a
+    parameter that changes only the view (e.g. gates' unit cursor), none if the scene has none."""
     app = frames.app
     app.set_scene(scene_name)
     await app.until_ready()
     await frames.paint()
-    change = _changing_param(app.scene, app.values)
+    change = _changing_param(app.scene, app.values, recompute)
     if change is None:
         return None
     spec, base, other = change
@@ -364,10 +368,11 @@ async def _long_run(frames: _Frames, scene: str, count: int) -> dict[str, Any]:
             "rss_mb_after": round(_rss_mb(), 1)}  # fmt: skip
 
 
-async def _switches(frames: _Frames, count: int) -> dict[str, Any]:
+async def _switches(frames: _Frames, count: int, among: tuple[str, ...] = SCENES,
+                    ) -> dict[str, Any]:  # fmt: skip
     """RSS (MB) before and after ``count`` scene switches (each drawn), after one warm cycle."""
     app = frames.app
-    names = [s for s in SCENES if s not in LIVE] or ["vanishing"]
+    names = [s for s in among if s not in LIVE] or ["vanishing"]
     for name in names:  # every view built once: imports and caches are not growth
         app.set_scene(name)
         await app.until_ready()
@@ -401,8 +406,10 @@ def seq2seq_recompute_ms(repeats: int = 21) -> tuple[float, float]:
     return statistics.median(wall), statistics.median(cpu)
 
 
-async def _measure(long_run_frames: int) -> dict[str, Any]:
+async def _measure(long_run_frames: int, only: tuple[str, ...] | None = None) -> dict[str, Any]:
     from seqviz.ui.app import SeqvizApp
+
+    names = SCENES if only is None else tuple(n for n in SCENES if n in only)
 
     app = SeqvizApp(animate=False)
     results: dict[str, Any] = {"size": list(SIZE), "load_average": _load()}
@@ -410,19 +417,22 @@ async def _measure(long_run_frames: int) -> dict[str, Any]:
         await app.until_ready()
         frames = _Frames(app, pilot)
         scenes: dict[str, Any] = {}
-        for name in SCENES:
+        for name in names:
             scenes[name] = await _scene_frames(frames, name)
-        for name in SCENES:
+        for name in names:
             if name in LIVE:
                 continue  # its parameters steer the running worker: no result to wait for
             latency = await _latency(frames, name, CHANGES)
             if latency is not None:
                 scenes[name]["latency"] = latency
+            view = await _latency(frames, name, CHANGES, recompute=False)
+            if view is not None:  # e.g. a cursor: what a lecturer changes most
+                scenes[name]["latency_view"] = view
         slowest = min(scenes, key=lambda name: scenes[name]["ratio"])
         animated = [name for name in scenes if name not in LIVE] or ["vanishing"]
         busiest = min(animated, key=lambda name: scenes.get(name, {"ratio": 0})["ratio"])
         long_run = await _long_run(frames, busiest, long_run_frames)
-        switches = await _switches(frames, SWITCHES)
+        switches = await _switches(frames, SWITCHES, names)
     growth = max(long_run["rss_mb_after"] - long_run["rss_mb_before"],
                  switches["rss_mb_after"] - switches["rss_mb_before"])  # fmt: skip
     results.update(
@@ -435,9 +445,10 @@ async def _measure(long_run_frames: int) -> dict[str, Any]:
         memory={"frames": long_run, "switches": switches, "flat": growth <= FLAT_MB},
         load_average_after=_load(),
     )
-    wall, cpu = seq2seq_recompute_ms()
-    results["seq2seq_recompute_30_words"] = {"median_ms": round(wall, 1),
-                                             "cpu_ms": round(cpu, 1)}  # fmt: skip
+    if only is None or "seq2seq" in only:
+        wall, cpu = seq2seq_recompute_ms()
+        results["seq2seq_recompute_30_words"] = {"median_ms": round(wall, 1),
+                                                 "cpu_ms": round(cpu, 1)}  # fmt: skip
     return results
 
 
@@ -464,7 +475,8 @@ def format_report(results: dict[str, Any]) -> str:
         f"beside each scene (target >= {results['target_ratio']}; load "
         f"{' '.join(map(str, results['load_average']))})",
         "  replay: the scene's frames again and again (drawn before: cached); first: each frame's "
-        "first pass after a parameter change",
+        "first pass after a parameter change; change -> repaint: a parameter that recomputes, "
+        "then one that changes only the view (a cursor), where the scene has one",
         f"  {'scene':<10} {'fps':>7} {'ceiling':>8} {'replay':>6} {'first':>6}   "
         "change -> repaint (median/max)",
     ]
@@ -476,6 +488,9 @@ def format_report(results: dict[str, Any]) -> str:
             else (f"new results drawn while training ({r['updates_per_s']:.0f} updates/s), "
                   f"{r['fps_paused']:.1f} fps paused" if "updates_per_s" in r else "")
         )  # fmt: skip
+        view = r.get("latency_view")
+        if view:
+            change += f"; {view['median_ms']:.1f} / {view['max_ms']:.1f} ms ({view['param']})"
         low = min(r["ratio"], r.get("first_play_ratio", r["ratio"]))
         mark = "" if low >= results["target_ratio"] else " <"
         first = f"{r['first_play_ratio']:6.2f}" if "first_play_ratio" in r else f"{'-':>6}"
@@ -509,15 +524,24 @@ def format_report(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def run_ui_bench(json: bool = False, quick: bool = False) -> int:
+def run_ui_bench(json: bool = False, quick: bool = False,
+                 scenes: tuple[str, ...] | None = None) -> int:  # fmt: skip
     """Run the UI benchmark and print it; returns the process exit code (1 if memory grew).
 
     ``quick`` shortens the memory check (QUICK_LONG_RUN_FRAMES frames) and the launch timing
     (seqviz.ui.bench_launch); the frame rates and the latency are measured as in a full run.
+    ``scenes`` measures only those (their memory too) and no launch; ValueError naming an
+    unknown one.
     """
-    results = asyncio.run(_measure(QUICK_LONG_RUN_FRAMES if quick else LONG_RUN_FRAMES))
-    from seqviz.ui.bench_launch import bench_launch
+    if scenes:
+        unknown = [name for name in scenes if name not in SCENES]
+        if unknown:
+            raise ValueError(f"unknown scene {unknown[0]!r}; the scenes are {', '.join(SCENES)}")
+    only = tuple(scenes) if scenes else None
+    results = asyncio.run(_measure(QUICK_LONG_RUN_FRAMES if quick else LONG_RUN_FRAMES, only))
+    if only is None:
+        from seqviz.ui.bench_launch import bench_launch
 
-    results["launch"] = bench_launch(quick=quick)  # cold and warm, in fresh processes
+        results["launch"] = bench_launch(quick=quick)  # cold and warm, in fresh processes
     print(jsonlib.dumps(results, indent=2) if json else format_report(results))
     return 0 if results["memory"]["flat"] else 1

@@ -15,13 +15,16 @@ import sys
 from typing import Any
 
 from rich.cells import cell_len
+from rich.color import ColorSystem
 from rich.control import Control
+from rich.segment import Segment
 from textual import events
 from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate, LayoutUpdate
 from textual.command import CommandList, CommandPalette
 from textual.filter import ANSIToTruecolor
 from textual.geometry import Region
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widgets._footer import FooterKey as FooterKey  # not exported by textual.widgets
 
 
@@ -347,6 +350,21 @@ def _line_bands(regions: list[Any]) -> list[tuple[int, int]]:
     return bands
 
 
+def _render_cells(strip: Any, start: int, end: int, console: Any) -> str:
+    """Cells ``start`` to ``end`` of a strip as terminal sequences, as ``Strip.render`` writes
+    them, without a cropped Strip: ``Strip.crop`` would keep the crop (seven caches of its own)
+    in the chop's crop cache, alive as long as the widget keeps that line, for the garbage
+    collector to walk again and again."""
+    color_system = console._color_system or ColorSystem.TRUECOLOR
+    render = Strip.render_style
+    parts = list(Segment.divide(list(strip), [start, end]))
+    cells = parts[1] if len(parts) > 1 else []
+    return "".join(
+        text if style is None else render(style, text, color_system=color_system)
+        for text, style, _ in cells
+    )
+
+
 class SpanChopsUpdate(ChopsUpdate):
     """Textual's partial update, but each span is sent from its own first cell.
 
@@ -369,8 +387,10 @@ class SpanChopsUpdate(ChopsUpdate):
                 if strip is None or x >= x2 or end <= x1:
                     continue
                 if x < x1 or end > x2:
-                    strip = strip.crop(max(0, x1 - x), min(end, x2) - x)
-                    x = max(x, x1)
+                    start = max(0, x1 - x)
+                    append(move_to(x + start, y).segment.text)
+                    append(_render_cells(strip, start, min(end, x2) - x, console))
+                    continue
                 append(move_to(x, y).segment.text)
                 append(strip.render(console))
             if y != last_y:
