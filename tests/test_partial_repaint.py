@@ -8,6 +8,7 @@ fresh app draws when it is put straight at the same frame.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from seqviz.scenes import scene_names
 from seqviz.ui.compat_textual import ScreenMirror, capture_updates, full_render, paint_now
 
 SIZE = (160, 50)
+WAIT_S = 900.0  # the longest wait for a live scene's trainer
 FRAME_SCENES = [name for name in scene_names() if name != "training"]
 
 
@@ -49,6 +51,18 @@ async def _mirrored(app: Any, pilot: Any) -> ScreenMirror:
     mirror = _scratch(app)
     capture_updates(app, mirror.apply)
     return mirror
+
+
+async def _until(app: Any, pilot: Any, done: Any, what: str) -> None:
+    """Let the app run until ``done()``; fail naming ``what`` after WAIT_S seconds (a live
+    scene's trainer may be starved for a long time on a loaded machine: wait on the condition,
+    never on a count of short pauses)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + WAIT_S
+    while not done():
+        if loop.time() > end:
+            pytest.fail(f"{what}: not within {WAIT_S:.0f} s")
+        await pilot.pause(0.05)
 
 
 async def _fresh_at(make_app: Any, scene: str, values: Any, frame: int) -> ScreenMirror:
@@ -153,17 +167,18 @@ async def test_a_new_training_result_repaints_only_the_newest_columns_of_its_cur
 
     app = make_app("training", {"steps": 20000, "lag": 3, "hidden": 8, "cells": "rnn lstm"})
     async with app.run_test(size=SIZE) as pilot:
-        while app.result is None:
-            await pilot.pause(0.02)
+        # The trainer ran while the app started, for however long that took on this machine
+        # (a warm forkserver starts it at once): a run begun now and paused at once stops after
+        # its first chunk, at most CHUNK_SECONDS of updates, far below update 300.
+        app.restart()
         app.pause()
-        await app.until_stream_idle()
+        await _until(app, pilot, lambda: app.stream_idle, "the new run at rest")
         step = 300  # seeded: the same curves at update 300 however the updates came in chunks
         assert app.result.step < step
         app.step(step - app.result.step)
-        for _ in range(2400):  # every granted step is done, in as many chunks as it takes
-            if app.result.step == step and app.stream_idle:
-                break
-            await pilot.pause(0.05)
+        # every granted step is done, in as many chunks as it takes
+        await _until(app, pilot, lambda: app.result.step == step and app.stream_idle,
+                     f"update {step} at rest")  # fmt: skip
         await _drawn(app, pilot)
         assert app.result.step == step
         assert x_bound(step + 8, 20000) == x_bound(step, 20000)  # the axes stay: no rescale
@@ -179,10 +194,8 @@ async def test_a_new_training_result_repaints_only_the_newest_columns_of_its_cur
         for now in range(step, step + 8):  # one update at a time
             updates.clear()
             app.step(1)
-            for _ in range(2400):
-                if app.result.step > now and app.stream_idle:
-                    break
-                await pilot.pause(0.05)
+            await _until(app, pilot, lambda now=now: app.result.step > now and app.stream_idle,
+                         f"update {now + 1} at rest")  # fmt: skip
             await paint_now(app, pilot)
             assert app.result.step == now + 1
             assert all(isinstance(u, ChopsUpdate) for u in updates)  # no relayout
@@ -203,3 +216,104 @@ async def test_a_new_training_result_repaints_only_the_newest_columns_of_its_cur
                 drawn += bool(painted)
         assert drawn  # the new updates showed
         assert _diff(mirror, _scratch(app)) == ""
+
+
+# --- the Training panels redrawn at a capped rate while training runs ----------------------------
+# While training runs, the |dL/dh| plot, the forget-gate map and the readout are redrawn at most
+# every REFRESH_S (TrainingView). What they must show: whenever training is not running (paused,
+# a single step, done) and on the first result of a run, every panel shows the result on screen,
+# so the screen equals that result drawn again from scratch into every panel.
+
+TINY = {"lag": 3, "hidden": 8, "cells": "rnn lstm"}
+
+
+async def _equals_its_result_from_scratch(app: Any, pilot: Any) -> str:
+    """The differing cells between the screen and the result on screen drawn again into every
+    panel, capped ones included (each widget's picture is a function of its data)."""
+    before = _scratch(app)
+    view = app._view
+    view._draw(app.result)
+    view._draw_capped(app.result)
+    await paint_now(app, pilot)
+    return _diff(before, _scratch(app))
+
+
+def _capped_forever(monkeypatch: Any) -> Any:
+    """While training runs, the capped panels keep the first result of the run; returns a list
+    that each shown result appends to: (result, whether the capped panels show it)."""
+    from seqviz.ui.views import training
+
+    monkeypatch.setattr(training, "REFRESH_S", 1e9)
+    shown: list[tuple[Any, bool]] = []
+    original = training.TrainingView.show_result
+
+    def show_result(view: Any, result: Any) -> None:
+        original(view, result)
+        shown.append((result, view.capped_current))
+
+    monkeypatch.setattr(training.TrainingView, "show_result", show_result)
+    return shown
+
+
+@pytest.mark.slow
+async def test_a_pause_brings_the_capped_training_panels_up_to_the_result_on_screen(
+        make_app, monkeypatch):  # fmt: skip
+    shown = _capped_forever(monkeypatch)
+    app = make_app("training", {"steps": 20000, **TINY})
+    async with app.run_test(size=SIZE) as pilot:
+        mirror = await _mirrored(app, pilot)
+        await _until(app, pilot, lambda: bool(shown) and not shown[-1][1],
+                     "a result drawn while training, after the run's first")  # fmt: skip
+        assert app.playing and not app._view.capped_current  # capped: an older result there
+        # From here arriving results stay pending (as the bench holds them): what the screen
+        # shows next is the pause's own doing, not a result drawn after it.
+        app._rebuilding = True
+        app.pause()
+        await paint_now(app, pilot)
+        paused = _scratch(app)
+        assert _diff(mirror, paused) == ""
+        assert await _equals_its_result_from_scratch(app, pilot) == ""
+        app._rebuilding = False
+        app._show_pending()
+
+
+@pytest.mark.slow
+async def test_the_last_training_result_shows_in_every_panel(make_app, monkeypatch):
+    shown = _capped_forever(monkeypatch)
+    app = make_app("training", {"steps": 600, **TINY})
+    async with app.run_test(size=SIZE) as pilot:
+        mirror = await _mirrored(app, pilot)
+        await app.until_done()
+        await paint_now(app, pilot)
+        assert app.result.done
+        assert any(not current for _, current in shown)  # the panels were capped on the way
+        assert _diff(mirror, _scratch(app)) == ""
+        assert await _equals_its_result_from_scratch(app, pilot) == ""
+
+
+@pytest.mark.slow
+async def test_a_restart_shows_the_new_run_in_every_panel(make_app, monkeypatch):
+    from seqviz.ui.views import training
+
+    shown = _capped_forever(monkeypatch)
+    app = make_app("training", {"steps": 20000, **TINY})
+    async with app.run_test(size=SIZE) as pilot:
+        await _drawn(app, pilot)
+        await _until(app, pilot, lambda: len(shown) >= 2, "a second result")
+        old = app.result.run
+        original = training.TrainingView.show_result
+
+        def hold_after_new_run(view: Any, result: Any) -> None:
+            original(view, result)
+            if result.run != old:  # keep the first result of the new run on screen
+                app._rebuilding = True
+
+        monkeypatch.setattr(training.TrainingView, "show_result", hold_after_new_run)
+        app.set_param("seed", 1)  # restarts training (a restart with the same seed would begin
+        # with the very result that the capped panels showed first)
+        await app.until_ready()
+        await paint_now(app, pilot)
+        assert app.result.run != old and app.playing
+        assert await _equals_its_result_from_scratch(app, pilot) == ""
+        app._rebuilding = False
+        app._show_pending()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -11,6 +12,8 @@ from seqviz.scenes.base import ParamSpec, Scene
 
 if TYPE_CHECKING:
     from seqviz.training.live import CellChunk
+
+_RUNS = itertools.count(1)  # numbers the training runs of this process (see TrainingResult.run)
 
 CELL_SETS = ("rnn lstm", "rnn lstm gru", "rnn gru", "lstm gru", "rnn", "lstm", "gru")
 
@@ -47,6 +50,7 @@ class TrainingResult:
     chance: float
     clip: float  # the threshold in use now
     lr: float
+    run: int = 0  # the training run it belongs to: each start or restart is a new one
     overflow: Any = None
 
     @property
@@ -75,7 +79,8 @@ def _config(v: Any) -> Any:
                       seed=v.seed)  # fmt: skip
 
 
-def _result(chunk: Any, curves: Any, values: Any, task: Any, sample: Any) -> TrainingResult:
+def _result(chunk: Any, curves: Any, values: Any, task: Any, sample: Any, run: int,
+            ) -> TrainingResult:  # fmt: skip
     """What the scene shows after ``chunk``: the whole curves and the chunk's diagnostics."""
     from seqviz.training.live import FIELDS
 
@@ -83,7 +88,7 @@ def _result(chunk: Any, curves: Any, values: Any, task: Any, sample: Any) -> Tra
     return TrainingResult(
         values=values, step=chunk.step, done=chunk.step >= values.steps, cells=cells,
         sample=sample.tokens[0], target=int(sample.y[0]), classes=task.classes, key=sample.key,
-        chance=task.chance, clip=chunk.clip, lr=chunk.lr,
+        chance=task.chance, clip=chunk.clip, lr=chunk.lr, run=run,
     )  # fmt: skip
 
 
@@ -97,6 +102,7 @@ def _steer(trainer: Any, values: Any, control: Any) -> Iterator[TrainingResult]:
     task = make_task(values.task, values.lag)
     sample = sample_batch(task, values.seed)
     curves = Curves()
+    run = next(_RUNS)
     trainer.send(0, values.lr, values.clip)  # the state before the first update
     owed_from, step = 0, 0  # steps granted while paused (chunk on its way), updates before it
     while True:
@@ -113,7 +119,7 @@ def _steer(trainer: Any, values: Any, control: Any) -> Iterator[TrainingResult]:
         if n:
             trainer.send(n, live.lr, live.clip)
         owed_from = n if n and (owed > 0 or not control.running) else 0
-        yield _result(chunk, curves, live, task, sample)
+        yield _result(chunk, curves, live, task, sample, run)
         if left <= 0:
             return
         if not trainer.busy:

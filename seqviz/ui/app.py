@@ -364,6 +364,8 @@ class SeqvizApp(App[None]):
         self.playback.pause()
         if self._timer is not None:
             self._timer.pause()
+        if self._view is not None:
+            self._view.show_paused()
         self._update_status()
 
     def step(self, n: int = 1) -> None:

@@ -132,6 +132,10 @@ class SceneView(Vertical):
         if self.result is not None:
             self.show_frame(self.frame)
 
+    def show_paused(self) -> None:
+        """Playing stopped (the animation, or a live scene's stream): a view that draws some
+        panels less often while playing brings them up to date here."""
+
     def frame_label(self, frame: int) -> str:
         """What the frame cursor means, e.g. "forward t=12/60" (status line)."""
         return f"frame {frame}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,9 @@ COLORS = {"rnn": (255, 120, 90), "lstm": (90, 170, 255), "gru": (200, 120, 255)}
 GREY = (150, 150, 150)
 CLIP_COLOR = (255, 200, 60)
 BAD_COLOR = (255, 43, 214)  # nan/inf and spikes, as the other scenes' overflow colour
+# While training runs, the panels that change whole with every result (|dL/dh|, forget gates,
+# readout) are redrawn at most this often; the curves still take every result.
+REFRESH_S = 0.25
 
 
 def x_bound(n: int, steps: int) -> float:
@@ -116,12 +120,46 @@ class TrainingView(SceneView):
                 id="train-readout-panel",
             )
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._capped: Any = None  # the result the capped panels show
+        self._capped_at = -math.inf  # when they were drawn (time.monotonic)
+
+    @property
+    def capped_current(self) -> bool:
+        """The capped panels show the result on screen."""
+        return self._capped is self.result
+
     def show_result(self, result: Any) -> None:
         super().show_result(result)
         try:
             self._draw(result)
+            if self._capped_due(result):
+                self._draw_capped(result)
         except NoMatches:
             pass  # a result that arrives while the view is being removed (scene switch, quit)
+
+    def show_paused(self) -> None:
+        """Training stopped: the capped panels catch up with the result on screen."""
+        if self.result is not None and not self.capped_current:
+            try:
+                self._draw_capped(self.result)
+            except NoMatches:
+                pass
+
+    def _capped_due(self, r: Any) -> bool:
+        last = self._capped
+        if last is None or r.run != last.run or r.done:
+            return True  # the first result of a run (a start or restart), or its last
+        if not getattr(self.app, "playing", False):
+            return True  # not training: a step, or the chunk that was on its way at a pause
+        return time.monotonic() - self._capped_at >= REFRESH_S
+
+    def _draw_capped(self, r: Any) -> None:
+        self._capped, self._capped_at = r, time.monotonic()
+        self._show_back(r)
+        self._show_forget(r)
+        self.query_one("#train-readout", Readout).set_builder(lambda width: self._readout(r, width))
 
     def _draw(self, result: Any) -> None:
         r = result
@@ -163,9 +201,6 @@ class TrainingView(SceneView):
         if clipped_x.size:
             norm.append(Series("• clipped", clipped_x, np.concatenate(clip_y), CLIP_COLOR, "•"))
         self._plot("norm", norm, xlim, _decades(norm))
-        self._show_back(r)
-        self._show_forget(r)
-        self.query_one("#train-readout", Readout).set_builder(self._readout)
 
     def _plot(self, name: str, series: list[Series], xlim: Any, ylim: Any) -> None:
         self.query_one(f"#train-{name}", CurvePlot).set_series(series, xlim=xlim, ylim=ylim)
@@ -217,10 +252,7 @@ class TrainingView(SceneView):
         parts += r.events()
         return " · ".join(parts)
 
-    def _readout(self, width: int) -> Any:
-        r = self.result
-        if r is None:
-            return Text("")
+    def _readout(self, r: Any, width: int) -> Any:
         compact = width < 60
         heads = ["cell", "acc", "loss", "|g|", "≥90% at"] + ([] if compact else ["says"])
         rows = []
