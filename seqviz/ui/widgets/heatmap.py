@@ -81,6 +81,7 @@ class Heatmap(DirectLines, Widget):
         self._labels: str | tuple[str, ...] = ""
         self._cursor: int | None = None
         self._lines: dict[int, RunLine] = {}
+        self._gutters: dict[int, list[Segment]] = {}  # line -> its label and cursor segments
         self._strips: dict[tuple[int, int, bool], Strip] = {}  # (line, edge, from end) -> drawn
         self._edge_now: int | None = None  # _edge() until the columns or the layout change
         self._layout_key: tuple[int, int, int, int] | None = None
@@ -252,6 +253,7 @@ class Heatmap(DirectLines, Widget):
             self._x_ticks = axis_ticks(self._col_map, x_values, gap=gap, steps=TIME_STEPS,
                                        along=True, limit=plot_width)  # fmt: skip
         self._lines.clear()
+        self._gutters.clear()
         self._strips.clear()
         self._edge_now = None
 
@@ -303,6 +305,15 @@ class Heatmap(DirectLines, Widget):
         return runs
 
     def _gutter(self, y: int) -> list[Segment]:
+        """Line y's unit label and cursor mark (a new list: the caller extends it). Every frame
+        redraws each map line with its gutter; the gutter is drawn once per layout (``_layout``
+        empties it: any change of size, data shape, labels, axes or cursor comes through it)."""
+        drawn = self._gutters.get(y)
+        if drawn is None:
+            drawn = self._gutters[y] = self._draw_gutter(y)
+        return list(drawn)
+
+    def _draw_gutter(self, y: int) -> list[Segment]:
         segments = []
         if self._gutter_width > 1:
             label = self._y_labels.get(y, "")
