@@ -89,12 +89,12 @@ CONTEXT_CAPTION = ("This model has no attention: every output word is decoded fr
 CONTEXT_SHORT = "no attention: one context column for every word"
 
 class _FittedPanel(Panel):
-    """A panel whose readout fits its height: a change of that height redraws the readout."""
+    """A panel whose readout fits its size: every change of that size redraws the readout."""
 
     def on_resize(self) -> None:
         view = next((a for a in self.ancestors if isinstance(a, Seq2SeqView)), None)
         if view is not None:
-            view.panel_resized()
+            view.panel_resized(self.query_one(Readout).id or "")
 
 
 class Seq2SeqView(SceneView):
@@ -218,19 +218,17 @@ class Seq2SeqView(SceneView):
                 self._drawn[rid] = key
                 self.query_one(f"#{rid}", Readout).rebuild()
 
-    def on_resize(self) -> None:
-        # The teacher-forcing and attention readouts fit their panels' heights, which are known
-        # only once the screen is laid out (a first result can be drawn before that).
+    def panel_resized(self, readout: str) -> None:
+        """The panel of ``readout`` ("tf" or "attn") changed size: redraw the readout, even if a
+        rebuild asked for before this layout pass already recorded the new height (it drew with
+        the old one). The only hook these readouts need: their panels' sizes are known only once
+        the screen is laid out (a first result can be drawn before that), and change when the
+        view resizes or when the encoder panel above grows with a new result (the view does
+        not resize then); a resize of the view that leaves both panels as they were changes
+        nothing they show."""
+        self._drawn.pop(readout, None)
         if self.result is not None:
             self.show_frame(self.frame)
-
-    def panel_resized(self) -> None:
-        """A fitted panel changed height without the view resizing (the encoder panel above it
-        grew with a new result): redraw what fits it, even if a rebuild asked for before this
-        layout pass already recorded the new height (it drew with the old one)."""
-        for rid in ("tf", "attn"):
-            self._drawn.pop(rid, None)
-        self.on_resize()
 
     def frame_label(self, frame: int) -> str:
         r = self.result
