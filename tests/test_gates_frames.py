@@ -226,3 +226,39 @@ async def test_a_readout_sized_by_its_width_is_not_laid_out_again_for_a_new_heig
         await pilot.pause()
         assert fixed.size.width == 30 and fixed._strips_width == 30
         assert fixed.render_line(4).text.strip() == "line 4"
+
+
+async def test_a_unit_cursor_move_repaints_the_cursor_lines_and_nothing_else_changes(make_app):
+    # A cursor move repaints only the gutter of the old and the new cursor line of each map.
+    app = make_app("gates")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.until_ready()
+        await pilot.pause()
+        app.seek(4)
+        await paint_now(app, pilot)
+        mirror = ScreenMirror.of_strips(full_render(app), SIZE[0])
+        capture_updates(app, mirror.apply)
+        for unit in (5, 2, 9):
+            app.set_param("unit", unit)
+            await app.until_ready()
+            await paint_now(app, pilot)
+            scratch = ScreenMirror.of_strips(full_render(app), SIZE[0])
+            assert mirror.cells == scratch.cells, unit
+        values = asdict(app.values)
+    fresh = make_app("gates", values)
+    async with fresh.run_test(size=SIZE) as pilot:
+        await fresh.until_ready()
+        await pilot.pause()
+        fresh.seek(4)
+        await paint_now(fresh, pilot)
+        assert mirror.cells == ScreenMirror.of_strips(full_render(fresh), SIZE[0]).cells
+
+
+def test_a_span_sent_again_is_the_same_text_and_kept_on_its_strip() -> None:
+    # the internals SpanChopsUpdate leans on: the strip's crop cache and the console's colours
+    line = Strip([Segment("abcdefgh", Style(color="#ff0000")), Segment("ijkl")], 12)
+    update = SpanChopsUpdate([{0: line}], [(0, 3, 9)], [[12]])
+    first = _sent(update)
+    assert hasattr(Console(), "_color_system")
+    assert any(key[0] == "sent" for key in line._crop_cache.keys())
+    assert _sent(update) == first and first.endswith("defghi")

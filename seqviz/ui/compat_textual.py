@@ -248,7 +248,8 @@ INTERNALS = (
 # its constructor in that order), LayoutUpdate.strips/region, Widget._styles_cache,
 # Style._link_id/_meta (DirectLines; tests/test_frame_cost.py compares it with Textual's own
 # pass); Strip.divide caching ``[self]`` (install_strip_fix; test_compat.py); Footer._bindings_ready
-# and FooterKey.compact (ui/widgets/footer.py).
+# and FooterKey.compact (ui/widgets/footer.py); Strip._crop_cache and rich's
+# Console._color_system (SpanChopsUpdate keeps a span's sent text per strip; test_gates_frames).
 
 
 # --- input that ended the app (issue 10); Textual bugs, worked around here -------------------
@@ -354,15 +355,23 @@ def _render_cells(strip: Any, start: int, end: int, console: Any) -> str:
     """Cells ``start`` to ``end`` of a strip as terminal sequences, as ``Strip.render`` writes
     them, without a cropped Strip: ``Strip.crop`` would keep the crop (seven caches of its own)
     in the chop's crop cache, alive as long as the widget keeps that line, for the garbage
-    collector to walk again and again."""
+    collector to walk again and again. The text is kept there instead (a string, which the
+    collector does not walk), so a frame shown again (a replay) sends it without rendering."""
+    cache = strip._crop_cache
+    key = ("sent", start, end)
+    sent = cache.get(key)
+    if sent is not None:
+        return sent  # type: ignore[no-any-return]
     color_system = console._color_system or ColorSystem.TRUECOLOR
     render = Strip.render_style
     parts = list(Segment.divide(list(strip), [start, end]))
     cells = parts[1] if len(parts) > 1 else []
-    return "".join(
+    sent = "".join(
         text if style is None else render(style, text, color_system=color_system)
         for text, style, _ in cells
     )
+    cache[key] = sent
+    return sent
 
 
 class SpanChopsUpdate(ChopsUpdate):

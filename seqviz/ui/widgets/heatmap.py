@@ -187,9 +187,24 @@ class Heatmap(DirectLines, Widget):
 
     def set_cursor(self, row: int | None) -> None:
         """Mark one data row (a unit) in the left gutter."""
-        if row != self._cursor:
-            self._cursor = row
+        if row == self._cursor:
+            return
+        before = self._cursor_line()
+        self._cursor = row
+        if self._shown_edge() is None:  # not painted at this size yet
             self._invalidate()
+            return
+        # Only the gutter of the old and the new cursor line changes: the colour runs stay, and
+        # the drawn lines (each holds its gutter) are drawn again from them.
+        self._strips.clear()
+        lines = {before, self._cursor_line()} - {None}
+        self.refresh(*(Region(0, y, self._gutter_width, 1) for y in lines if y is not None))
+
+    def _cursor_line(self) -> int | None:
+        """The line that marks the cursor, in the last paint's layout (None: none)."""
+        if self._cursor is None or not len(self._row_map):
+            return None
+        return int(cell_of(self._row_map[0::2], self._cursor))
 
     @property
     def shape(self) -> tuple[int, int]:
