@@ -196,8 +196,10 @@ class Heatmap(DirectLines, Widget):
             return
         # Only the gutter of the old and the new cursor line changes: the colour runs stay, and
         # the drawn lines (each holds its gutter) are drawn again from them.
-        self._strips.clear()
         lines = {before, self._cursor_line()} - {None}
+        for y in lines:
+            self._gutters.pop(y, None)  # these two gutters change
+        self._strips.clear()
         self.refresh(*(Region(0, y, self._gutter_width, 1) for y in lines if y is not None))
 
     def _cursor_line(self) -> int | None:
@@ -322,7 +324,8 @@ class Heatmap(DirectLines, Widget):
     def _gutter(self, y: int) -> list[Segment]:
         """Line y's unit label and cursor mark (a new list: the caller extends it). Every frame
         redraws each map line with its gutter; the gutter is drawn once per layout (``_layout``
-        empties it: any change of size, data shape, labels, axes or cursor comes through it)."""
+        empties it: any change of size, data shape, labels or axes comes through it; a cursor
+        move drops the two gutters it changes, ``set_cursor``)."""
         drawn = self._gutters.get(y)
         if drawn is None:
             drawn = self._gutters[y] = self._draw_gutter(y)
