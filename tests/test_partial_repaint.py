@@ -240,7 +240,8 @@ async def _equals_its_result_from_scratch(app: Any, pilot: Any) -> str:
 
 def _capped_forever(monkeypatch: Any) -> Any:
     """While training runs, the capped panels keep the first result of the run; returns a list
-    that each shown result appends to: (result, whether the capped panels show it)."""
+    that each shown result appends to: (result, whether the capped panels show it, whether
+    training was running)."""
     from seqviz.ui.views import training
 
     monkeypatch.setattr(training, "REFRESH_S", 1e9)
@@ -249,7 +250,7 @@ def _capped_forever(monkeypatch: Any) -> Any:
 
     def show_result(view: Any, result: Any) -> None:
         original(view, result)
-        shown.append((result, view.capped_current))
+        shown.append((result, view.capped_current, view.app.playing))
 
     monkeypatch.setattr(training.TrainingView, "show_result", show_result)
     return shown
@@ -286,9 +287,26 @@ async def test_the_last_training_result_shows_in_every_panel(make_app, monkeypat
         await app.until_done()
         await paint_now(app, pilot)
         assert app.result.done
-        assert any(not current for _, current in shown)  # the panels were capped on the way
+        assert any(not current for _, current, _ in shown)  # the panels were capped on the way
         assert _diff(mirror, _scratch(app)) == ""
         assert await _equals_its_result_from_scratch(app, pilot) == ""
+
+
+@pytest.mark.slow
+async def test_while_training_the_capped_panels_take_every_second_result(make_app, monkeypatch):
+    from seqviz.ui.views import training
+
+    shown = _capped_forever(monkeypatch)
+    monkeypatch.setattr(training, "REFRESH_S", 0.0)  # only the every-second-result rule left
+    app = make_app("training", {"steps": 600, **TINY})
+    async with app.run_test(size=SIZE) as pilot:
+        await _drawn(app, pilot)
+        await app.until_done()
+    # between the run's first result and its last, drawn while training: every second one
+    live = [current for result, current, playing in shown[1:-1] if playing]
+    assert len(live) >= 2
+    assert all(a != b for a, b in zip(live, live[1:], strict=False)), live
+    assert shown[0][1] and shown[-1][1]  # the first and the last: every panel
 
 
 @pytest.mark.slow

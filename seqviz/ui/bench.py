@@ -24,9 +24,12 @@ process streams in. There a frame is timed as the app draws it when it arrives: 
 only the cells that changed) and the paint, measured while the trainer runs in its process,
 with the ceiling measured in the same minute. Waiting for the next result is not counted, so
 the rate says how fast the app draws what training produces, not how fast training goes (that
-is ``updates_per_s``). The same frames with the training paused (one step per frame) tell what
-the running trainer costs the UI. The report is a dict of sections (``scenes``, ``memory``, ...);
-a new measurement adds a section and a line to ``format_report``.
+is ``updates_per_s``). While training runs, the view redraws its |dL/dh| plot, forget-gate map
+and readout at most every ``REFRESH_S`` (TrainingView): a frame includes them exactly when the
+app would draw them at that moment. The same frames with the training paused (one step per
+frame, every panel drawn) tell what the running trainer costs the UI. The report is a dict of
+sections (``scenes``, ``memory``, ...); a new measurement adds a section and a line to
+``format_report``.
 """
 
 from __future__ import annotations

@@ -26,8 +26,11 @@ GREY = (150, 150, 150)
 CLIP_COLOR = (255, 200, 60)
 BAD_COLOR = (255, 43, 214)  # nan/inf and spikes, as the other scenes' overflow colour
 # While training runs, the panels that change whole with every result (|dL/dh|, forget gates,
-# readout) are redrawn at most this often; the curves still take every result.
+# readout) are redrawn at most this often, and at most with every REFRESH_EVERY-th result (on a
+# loaded machine results are drawn further apart than REFRESH_S, and these panels cost about
+# twice what the curves do); the curves still take every result.
 REFRESH_S = 0.25
+REFRESH_EVERY = 2
 
 
 def x_bound(n: int, steps: int) -> float:
@@ -124,6 +127,7 @@ class TrainingView(SceneView):
         super().__init__(id=id)
         self._capped: Any = None  # the result the capped panels show
         self._capped_at = -math.inf  # when they were drawn (time.monotonic)
+        self._since_capped = 0  # results drawn since
 
     @property
     def capped_current(self) -> bool:
@@ -132,6 +136,7 @@ class TrainingView(SceneView):
 
     def show_result(self, result: Any) -> None:
         super().show_result(result)
+        self._since_capped += 1
         try:
             self._draw(result)
             if self._capped_due(result):
@@ -153,10 +158,11 @@ class TrainingView(SceneView):
             return True  # the first result of a run (a start or restart), or its last
         if not getattr(self.app, "playing", False):
             return True  # not training: a step, or the chunk that was on its way at a pause
-        return time.monotonic() - self._capped_at >= REFRESH_S
+        return (time.monotonic() - self._capped_at >= REFRESH_S
+                and self._since_capped >= REFRESH_EVERY)  # fmt: skip
 
     def _draw_capped(self, r: Any) -> None:
-        self._capped, self._capped_at = r, time.monotonic()
+        self._capped, self._capped_at, self._since_capped = r, time.monotonic(), 0
         self._show_back(r)
         self._show_forget(r)
         self.query_one("#train-readout", Readout).set_builder(lambda width: self._readout(r, width))
