@@ -52,6 +52,14 @@ async def test_the_first_frame_is_one_full_render_with_the_result_and_the_focuse
     from seqviz.ui import app as app_module
 
     monkeypatch.setattr(app_module, "FIRST_FRAME_HOLD", 60.0)  # a loaded machine: wait for it
+    recomposed: list[int] = []
+    original = FittingFooter.recompose
+
+    async def counting(self: FittingFooter) -> None:
+        recomposed.append(len(updates))
+        await original(self)
+
+    monkeypatch.setattr(FittingFooter, "recompose", counting)
     app = make_app("vanishing", **launched)
     updates: list[Any] = []
     capture_updates(app, updates.append)
@@ -69,6 +77,8 @@ async def test_the_first_frame_is_one_full_render_with_the_result_and_the_focuse
         mirror.apply(first[0])
         assert mirror.cells == ScreenMirror.of_strips(probe.screen_then, SIZE[0]).cells
         assert app.focused is not None and app.focused.id == "param-rho"
+        assert recomposed == [0]  # the footer's hints, once, for the focused row
+        assert mirror.text().splitlines()[-1].split()[:2] == ["←", "back"]
         assert "Vanishing gradients" in mirror.text()
 
 
@@ -143,3 +153,28 @@ def test_seqviz_launches_with_the_collector_off_until_its_first_frame(launched, 
         gc.unfreeze()
     assert seen == {"before": False, "after": True, "frozen": True}
     assert gc.isenabled()
+
+
+async def test_a_footer_waiting_for_the_focus_shows_its_hints_when_told_to_stop_waiting():
+    from textual.app import App, ComposeResult
+    from textual.binding import Binding
+    from textual.widgets import Static
+
+    class Plain(App[None]):
+        BINDINGS = [Binding("q", "quit", "quit")]
+
+        def compose(self) -> ComposeResult:
+            yield Static("nothing here takes the focus")
+            footer = FittingFooter()
+            footer.waits_for_focus = True
+            yield footer
+
+    app = Plain()
+    async with app.run_test(size=(60, 5)) as pilot:
+        await pilot.pause()
+        footer = app.query_one(FittingFooter)
+        assert not footer.children  # nothing focused: it waits
+        footer.stop_waiting()
+        await pilot.pause()
+        await pilot.pause()
+        assert "quit" in " ".join(str(key.render()) for key in footer.children)

@@ -169,7 +169,9 @@ class SeqvizApp(App[None]):
                 yield Vertical(id="view-slot")
         yield Static("", id="banner")
         yield Static("", id="status")
-        yield FittingFooter()
+        footer = FittingFooter()
+        footer.waits_for_focus = True  # the first parameter row takes the focus as it mounts
+        yield footer
 
     async def on_mount(self) -> None:
         self._hold_first_frame()
@@ -200,6 +202,8 @@ class SeqvizApp(App[None]):
             held.stop()
             for callback in self._on_first_frame:
                 callback()
+            for footer in self.query(FittingFooter):
+                footer.stop_waiting()  # nothing took the focus in time: the app's keys, then
             self._end_batch()
             self.screen.refresh()
             if self._result is not None and self._shown_generation == self._generation:

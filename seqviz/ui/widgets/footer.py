@@ -51,6 +51,16 @@ class FittingFooter(Footer):
         return changed
 
     _shown: tuple[Any, ...] | None = None  # what the hints were last composed from
+    waits_for_focus = False
+    """Compose the first hints only once a widget has the focus (or ``stop_waiting``): the app
+    focuses its first parameter row while it starts, and hints composed before that (the
+    app's own keys, in another order) were mounted only to be replaced."""
+
+    def stop_waiting(self) -> None:
+        if self.waits_for_focus:
+            self.waits_for_focus = False
+            if self.is_attached:  # from the footer's own queue: its hints bind to it
+                self.call_later(self.bindings_changed, self.screen)
 
     def _hints(self, screen: Screen) -> tuple[Any, ...]:
         """Everything Footer.compose shows from the bindings and the fit. An action name only
@@ -69,6 +79,10 @@ class FittingFooter(Footer):
         )  # fmt: skip
 
     def bindings_changed(self, screen: Screen) -> None:
+        if self.waits_for_focus:
+            if screen.focused is None:
+                return
+            self.waits_for_focus = False
         self._fit(screen)
         # Textual recomposes the footer (mounts every hint anew) on each change of the bindings,
         # i.e. at every focus change, e.g. between two parameter rows, which show the same
