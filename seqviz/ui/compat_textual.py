@@ -119,7 +119,8 @@ class ScreenMirror:
 
     A full update (``LayoutUpdate``) replaces lines; a partial one (``ChopsUpdate``) writes only
     its spans, exactly as ``SpanChopsUpdate.render_segments`` sends them. So a cell a frame
-    forgot to repaint keeps its old content here, as it would on the screen.
+    forgot to repaint keeps its old content here, as it would on the screen. A character
+    written over half of a double-width one blanks its other half, as a terminal does.
     """
 
     def __init__(self, width: int, height: int) -> None:
@@ -137,10 +138,15 @@ class ScreenMirror:
                 if x >= stop:
                     return
                 width = cell_len(ch)
+                if row[x][0] == "" and x > 0:  # over a wide character's right half: a
+                    row[x - 1] = (" ", row[x - 1][1])  # terminal blanks its left half too
                 row[x] = (ch, style)
                 for extra in range(1, width):
                     if x + extra < stop:
                         row[x + extra] = ("", style)
+                after = x + max(width, 1)
+                if after < self.width and row[after][0] == "":  # the right half of a wide
+                    row[after] = (" ", row[after][1])  # character whose left half is gone
                 x += width
 
     def apply(self, update: Any) -> None:
@@ -157,11 +163,11 @@ class ScreenMirror:
             for end, (x, chop) in zip(update.chop_ends[y], update.chops[y].items(), strict=False):
                 if chop is None or x > x2 or end <= x1:
                     continue
-                stop = min(end, x2)
-                if x < x1:  # the span starts inside this chop: skip its first cells
-                    chop = chop.crop(x1 - x, stop - x)
-                    x = x1
-                self._write(x, y, chop, stop)
+                if x < x1 or end > x2:  # cut to the span, as SpanChopsUpdate sends it
+                    first, cells = span_cells(chop, max(0, x1 - x), min(end, x2) - x)
+                    self._write(x + first, y, cells)
+                    continue
+                self._write(x, y, chop, end)
 
     @staticmethod
     def of_strips(strips: list[Any], width: int) -> ScreenMirror:
@@ -351,27 +357,68 @@ def _line_bands(regions: list[Any]) -> list[tuple[int, int]]:
     return bands
 
 
-def _render_cells(strip: Any, start: int, end: int, console: Any) -> str:
-    """Cells ``start`` to ``end`` of a strip as terminal sequences, as ``Strip.render`` writes
-    them, without a cropped Strip: ``Strip.crop`` would keep the crop (seven caches of its own)
-    in the chop's crop cache, alive as long as the widget keeps that line, for the garbage
-    collector to walk again and again. The text is kept there instead (a string, which the
-    collector does not walk), so a frame shown again (a replay) sends it without rendering."""
+def span_cells(strip: Any, start: int, end: int) -> tuple[int, list[Segment]]:
+    """Cells ``start`` to ``end`` of a strip, widened to whole characters: (first cell, segments).
+
+    A cut inside a double-width character (CJK, emoji) would send half of it as a space, and a
+    terminal that gets a cell inside a wide character blanks the whole character; so the
+    character is sent whole, from its first cell. No cropped Strip is made: ``Strip.crop`` would
+    keep the crop (seven caches of its own) in the chop's crop cache, alive as long as the
+    widget keeps that line, for the garbage collector to walk again and again."""
+    cells: list[Segment] = []
+    first = -1
+    pos = 0
+    for segment in strip:
+        text, style, control = segment
+        if control:
+            continue
+        stop = pos + cell_len(text)
+        if stop <= start or not text:
+            pos = stop
+            continue
+        if pos >= end:
+            break
+        if start <= pos and stop <= end:
+            first = pos if first < 0 else first
+            cells.append(segment)
+        elif stop - pos == len(text):  # one cell per character: cut by index
+            a, b = max(start, pos), min(end, stop)
+            first = a if first < 0 else first
+            cells.append(Segment(text[a - pos : b - pos], style))
+        else:  # wide characters: keep each one that overlaps the cells whole
+            kept = []
+            x = pos
+            for ch in text:
+                width = cell_len(ch)
+                if x + max(width, 1) > start and x < end:
+                    first = x if first < 0 else first
+                    kept.append(ch)
+                x += width
+            if kept:
+                cells.append(Segment("".join(kept), style))
+        pos = stop
+    return (start if first < 0 else first), cells
+
+
+def _render_cells(strip: Any, start: int, end: int, console: Any) -> tuple[int, str]:
+    """Cells ``start`` to ``end`` of a strip, widened to whole characters (``span_cells``), as
+    terminal sequences as ``Strip.render`` writes them: (first cell, text). The text is kept in
+    the strip's crop cache (a string, which the collector does not walk), so a frame shown again
+    (a replay) sends it without rendering."""
     cache = strip._crop_cache
     key = ("sent", start, end)
-    sent = cache.get(key)
-    if sent is not None:
-        return sent  # type: ignore[no-any-return]
+    kept = cache.get(key)
+    if kept is not None:
+        return kept  # type: ignore[no-any-return]
+    first, cells = span_cells(strip, start, end)
     color_system = console._color_system or ColorSystem.TRUECOLOR
     render = Strip.render_style
-    parts = list(Segment.divide(list(strip), [start, end]))
-    cells = parts[1] if len(parts) > 1 else []
     sent = "".join(
         text if style is None else render(style, text, color_system=color_system)
         for text, style, _ in cells
     )
-    cache[key] = sent
-    return sent
+    cache[key] = kept = (first, sent)
+    return kept
 
 
 class SpanChopsUpdate(ChopsUpdate):
@@ -396,9 +443,9 @@ class SpanChopsUpdate(ChopsUpdate):
                 if strip is None or x >= x2 or end <= x1:
                     continue
                 if x < x1 or end > x2:
-                    start = max(0, x1 - x)
-                    append(move_to(x + start, y).segment.text)
-                    append(_render_cells(strip, start, min(end, x2) - x, console))
+                    first, sent = _render_cells(strip, max(0, x1 - x), min(end, x2) - x, console)
+                    append(move_to(x + first, y).segment.text)
+                    append(sent)
                     continue
                 append(move_to(x, y).segment.text)
                 append(strip.render(console))
