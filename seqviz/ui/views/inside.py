@@ -16,7 +16,7 @@ from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
-from seqviz.ui.widgets.readout import Readout, padded, steady_height
+from seqviz.ui.widgets.readout import Readout, steady_height, wrapped_lines
 from seqviz.ui.widgets.scatter import ScatterPlot
 
 VERB_COLORS = {
@@ -238,14 +238,18 @@ class InsideView(SceneView):
     def _pred_readout(self, width: int) -> Any:
         r = self.result
         if r is None:
-            return Text("")
+            return [Text("")]
         # As many lines in every frame (blank ones added): a new height would re-lay the
         # screen out while the sentence is read.
         if width not in self._pred_height:
             frames = (self._pred_lines(t) for t in range(-1, r.T))
             self._pred_height[width] = steady_height(frames, width)
         t = min(self.frame, r.T) - 1
-        return padded(self._pred_lines(t), self._pred_height[width], width)
+        # Text lines, not their Group: the readout keeps each unchanged line's strips and draws
+        # a new line that fits without rich's wrapping (Readout._one_line).
+        lines = self._pred_lines(t)
+        blank = self._pred_height[width] - wrapped_lines(lines, width)
+        return lines + [Text("") for _ in range(blank)]
 
     def _pred_lines(self, t: int) -> list[Text]:
         """The prediction readout after word t (t = -1: nothing read yet)."""

@@ -41,12 +41,6 @@ def steady_height(frames: Iterable[Sequence[Text]], width: int) -> int:
     return max((wrapped_lines(texts, width) for texts in frames), default=0)
 
 
-def padded(texts: Sequence[Text], height: int, width: int) -> Group:
-    """``texts`` with blank lines after them up to ``height`` lines at ``width``."""
-    blank = max(0, height - wrapped_lines(texts, width))
-    return Group(*texts, *(Text("") for _ in range(blank)))
-
-
 def text_key(text: Text) -> tuple:
     """Everything a Text draws from: equal keys draw equal lines."""
     return (text.plain, tuple(text.spans), text.style, text.justify, text.overflow,
@@ -131,8 +125,9 @@ class Readout(Widget):
         self._builder: Callable[[int], RenderableType] = lambda width: Text("")
         self._strips: list[Strip] | None = None
         self._strips_width = 0
+        self._strips_style: Any = None  # the VisualStyle the strips were drawn over
         self._key: Callable[[], Hashable] | None = None
-        self._drawn: dict[Hashable, list[Strip]] = {}  # (key, width, theme) -> lines
+        self._drawn: dict[Hashable, list[Strip]] = {}  # (key, width, base style) -> lines
         self._line_cache: dict[tuple, list[Strip]] = {}  # a Text line's key -> its strips
         self._line_cache_key: tuple = ()
 
@@ -168,15 +163,18 @@ class Readout(Widget):
             self.refresh(*changed)
 
     def _lines(self, width: int) -> list[Strip]:
-        if self._strips is not None and self._strips_width == width:
+        # The lines are drawn over the widget's style: a new one (a theme change) draws them anew
+        # (keyed on the style itself, not the theme's name, which changes before the styles do).
+        style = self.visual_style
+        if self._strips is not None and self._strips_width == width and self._strips_style is style:
             return self._strips
-        key = None if self._key is None else (self._key(), width, self.app.theme)
+        self._strips_style = style
+        key = None if self._key is None else (self._key(), width, style.rich_style)
         if key is not None and key in self._drawn:
             self._strips, self._strips_width = self._drawn[key], width
             return self._strips
         # As Textual draws a Rich renderable in a widget (RichVisual), without a second pass.
         app = self.app
-        style = self.visual_style
         options = app.console_options.update(highlight=False, width=width, height=None)
         out = self._builder(max(10, width))
         if isinstance(out, list):
@@ -204,10 +202,39 @@ class Readout(Widget):
             key = text_key(text)
             drawn = fresh.get(key) or cache.get(key)
             if drawn is None:  # as one member of the Group (the widget's justify not applied)
-                drawn = self._draw(Group(text), options, base, width)
+                drawn = self._text_strips(text, options, base, width)
+                if drawn is None:
+                    drawn = self._draw(Group(text), options, base, width)
             fresh[key] = drawn
             strips.extend(drawn)
         self._line_cache, self._line_cache_key = fresh, (width, base)
+        return strips
+
+    def _text_strips(self, text: Text, options: Any, base: Any, width: int) -> list[Strip] | None:
+        """A Text's lines as rich draws the Text alone in a Group (``_draw``; a test compares the
+        two), without its render pipeline: about a fifth of the cost, and new lines each frame
+        are what an animated readout draws. Rich's own wrap breaks the lines. None if the Text
+        needs what only rich does (a newline, a tab, a justify, a line cropped)."""
+        plain = text.plain
+        justify = text.justify or options.justify or "default"
+        if "\n" in plain or "\t" in plain or justify != "default" or text.end != "\n":
+            return None
+        console = self.app.console
+        lines: Any = [text]
+        if cell_len(plain) > width:  # as Text.__rich_console__ wraps it
+            overflow = text.overflow or options.overflow or "fold"
+            no_wrap = text.no_wrap if text.no_wrap is not None else bool(options.no_wrap)
+            lines = text.wrap(console, width, justify="default", overflow=overflow, no_wrap=no_wrap)
+            if any(cell_len(line.plain) > width for line in lines):
+                return None
+        strips = []
+        add = base.__add__ if base else None
+        for line in lines:
+            # As Text.__rich_console__ does: a joined copy carries the line's style as a span.
+            segments: Any = Text("\n").join([line]).render(console)
+            if add is not None:
+                segments = [Segment(part, add(style)) for part, style, _ in segments]
+            strips.append(Strip(list(segments)))
         return strips
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
