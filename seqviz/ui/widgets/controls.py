@@ -336,14 +336,20 @@ class ParamPanel(VerticalScroll, can_focus=False):
         info = scene.info(values) if scene.info is not None else ""
         for line in self.query(".param-info").results(Static):
             if getattr(line, "shown_info", None) != info:  # an update is a layout pass
-                # ... unless the new text takes as many lines as the old one (another model's
-                # description): then it is repainted in place.
+                # ... unless the new text fits the lines the line has: then it is repainted in
+                # place. The line keeps the most lines it has taken at this width (switching
+                # between two models, each description then costs one layout pass, once).
                 line.shown_info = info  # type: ignore[attr-defined]
                 size = line.content_size
                 shown = line.display and bool(info) and size.width > 0
                 line.update(Text(info), layout=not shown)
-                if shown and line.get_content_height(size, size, size.width) != size.height:
-                    line.refresh(layout=True)
+                if getattr(line, "kept_width", None) != size.width:
+                    line.kept_width = size.width  # type: ignore[attr-defined]
+                    line.styles.min_height = None
+                if shown:
+                    needed = line.get_content_height(size, size, size.width)
+                    if needed > size.height:
+                        line.styles.min_height = needed  # a layout pass
                 line.display = bool(info)
 
     def row(self, name: str) -> ParamRow | TextParam | None:
