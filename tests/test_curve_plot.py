@@ -86,3 +86,66 @@ async def test_nan_breaks_the_line_and_markers_show_as_characters() -> None:
         assert row[plot.column_of(20)] != " " and row[plot.column_of(80)] != " "
         top = next(line for line in text if "1e1" in line)
         assert top.count("x") >= 5  # the markers sit on the top line
+
+
+def _script(rng: np.random.Generator) -> list[tuple[str, int]]:
+    """What happens between two draws: points added (most often one), or the limits, the size,
+    the scale or a series changing under the kept bins."""
+    events = ["grow"] * 12 + ["ylim", "xlim", "size", "scale", "restart", "rewrite", "swap"]
+    return [(str(rng.choice(events)), int(rng.integers(1, 4))) for _ in range(120)]
+
+
+def _ugly(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """n points with nan, inf, zeros and negatives in y and x beyond the limits or non-finite."""
+    x = np.sort(rng.uniform(-20.0, 260.0, n))
+    y = np.exp(rng.normal(0.0, 2.0, n))
+    for values, bad in ((y, [np.nan, np.inf, -np.inf, 0.0, -1.0]), (x, [np.nan, np.inf])):
+        hit = rng.random(n) < 0.08
+        values[hit] = rng.choice(bad, int(hit.sum()))
+    return x, y
+
+
+def test_binning_only_the_new_points_draws_what_binning_all_of_them_draws() -> None:
+    """Random series grown point by point (nan, inf, <= 0, points outside the x limits), with the
+    y span, x limits, size, scale and the series themselves changing in between: the kept bins
+    give the pixels a plot given the same series once gives, after every change."""
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        data = [_ugly(rng, 400) for _ in range(3)]
+        shown = [5, 1, 0]  # points of each series on screen
+        xlim, ylim, size, log_y = (0.0, 200.0), (0.01, 100.0), (48, 40), True
+        grown = CurvePlot(log_y=log_y)
+        kept = 0  # draws where a series' bins were kept and took only its new points
+        for event, k in _script(rng):
+            before = dict(grown._bins)
+            if event == "grow":
+                i = int(rng.integers(3))
+                shown[i] = min(shown[i] + k, 400)
+            elif event == "ylim":
+                ylim = (float(rng.choice([1e-3, 0.01, 0.5])), float(rng.choice([1.0, 10.0, 1e3])))
+            elif event == "xlim":
+                xlim = (float(rng.choice([-10.0, 0.0])), float(rng.choice([100.0, 200.0, 250.0])))
+            elif event == "size":
+                size = (int(rng.choice([40, 48, 60])), int(rng.choice([32, 40])))
+            elif event == "scale":
+                log_y = grown.log_y = not log_y
+            elif event == "restart":  # a new run: the same series, shorter
+                shown[k % 3] = int(rng.integers(0, max(shown[k % 3], 1)))
+            elif event == "rewrite":  # as long or longer, but other points before the new ones
+                i, new = k % 3, _ugly(rng, 400)
+                data[i] = (data[i][0], new[1]) if k > 1 else (new[0], data[i][1])  # y or x only
+                shown[i] = min(shown[i] + int(rng.integers(0, 3)), 400)
+            else:  # the series' order changes (one inserted in front, as the chance line is)
+                data = data[1:] + data[:1]
+                shown = shown[1:] + shown[:1]
+            series = [Series(f"s{i}", x[:n], y[:n], RED, "x" if i == 2 and seed % 2 else "hd")
+                      for i, ((x, y), n) in enumerate(zip(data, shown, strict=True))]  # fmt: skip
+            grown.set_series(series, xlim=xlim, ylim=ylim)
+            fresh = CurvePlot(log_y=log_y)
+            fresh.set_series(series, xlim=xlim, ylim=ylim)
+            got, want = grown._raster(*size), fresh._raster(*size)
+            kept += sum(grown._bins.get(i) is b for i, b in before.items())
+            assert got[2] == want[2], (seed, event)
+            for a, b in zip(got[:2], want[:2], strict=True):
+                assert np.array_equal(a, b), (seed, event)
+        assert kept > 100  # the kept bins were exercised, not only rebuilt

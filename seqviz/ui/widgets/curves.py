@@ -5,7 +5,8 @@ figure has to be rebuilt whole for that (and all of it repainted); this plot is 
 instead. Every pixel column is a fixed bin of x (the axis limits are set by the caller and
 change rarely), a curve's pixel there is the mean of its finite points in the bin, and the
 picture is a pure function of data, limits and size: so a new result changes only the cells of
-the bins it touched, and a screen drawn afterwards from scratch is the same.
+the bins it touched, and a screen drawn afterwards from scratch is the same. The bins are kept
+per line series (``_Bins``): a series that only grew adds just its new points.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         self._frame_key: Any = None  # what the axes were drawn for
         self._frame: tuple[int, int, int, list[list[Cell]]] = (0, 1, 0, [])
         self._rows_drawn: dict[int, tuple[Any, list[Cell]]] = {}  # row -> (what, its cells)
+        self._bins: dict[int, _Bins] = {}  # line series index -> its x bins, as last drawn
 
     def set_series(self, series: Sequence[Series], *, xlim: tuple[float, float],
                    ylim: tuple[float, float] | None) -> None:  # fmt: skip
@@ -99,29 +101,26 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         lo, hi = self._ylim
         return lo, hi if hi > lo else lo + 1.0
 
-    def _pixels(self, s: Series, pw: int, ph: int, binned: bool) -> tuple[np.ndarray, np.ndarray]:
+    def _pixels(self, s: Series, pw: int, ph: int, binned: bool,
+                index: int = -1) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
         """(pixel column, pixel row from the top) of each point, or if ``binned`` of each
-        non-empty x bin (the mean of its points); row -1 where there is only what cannot be
-        drawn (nan, inf, <= 0 on a log axis)."""
-        x = np.asarray(s.x, dtype=float)
-        y = np.asarray(s.y, dtype=float)
+        non-empty x bin (the mean of its points, from the bins kept for series ``index``); row -1
+        where there is only what cannot be drawn (nan, inf, <= 0 on a log axis)."""
         lo, hi = self._xlim
         hi = hi if hi > lo else lo + 1.0
-        inside = np.isfinite(x) & (x >= lo) & (x <= hi)
-        x, y = x[inside], y[inside]
-        if not x.size:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        col = np.minimum(((x - lo) / (hi - lo) * pw).astype(np.int64), pw - 1)
-        with np.errstate(all="ignore"):
-            t = np.log10(y) if self.log_y else y
-        good = np.isfinite(t)
         if binned:
-            cols = np.unique(col)
-            count = np.bincount(col[good], minlength=pw)[cols]
-            total = np.bincount(col[good], weights=t[good], minlength=pw)[cols]
+            bins = self._bins.get(index)
+            if bins is None or not bins.extends(s, pw, lo, hi, self.log_y):
+                bins = self._bins[index] = _Bins(pw, lo, hi, self.log_y)
+            bins.add(s)
+            col = np.flatnonzero(bins.seen)
+            count = bins.count[col]
             with np.errstate(all="ignore"):
-                t = total / count
-            good, col = count > 0, cols
+                t = bins.total[col] / count
+            good = count > 0
+        else:
+            col, t = _columns(s, pw, lo, hi, self.log_y)
+            good = np.isfinite(t)
         y_lo, y_hi = self._y_span()
         with np.errstate(all="ignore"):
             row = np.rint((y_hi - t) / (y_hi - y_lo) * (ph - 1))
@@ -134,6 +133,7 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         bits = np.zeros((ph // 4, pw // 2), dtype=np.int64)
         owner = np.full(bits.shape, -1, dtype=np.int64)
         marks: Marks = {}
+        self._bins = {i: b for i, b in self._bins.items() if i < len(self._series)}
         for i, s in enumerate(self._series):
             if len(s.marker) == 1:  # every point marks its cell
                 cols, rows = self._pixels(s, pw, ph, binned=False)
@@ -142,7 +142,7 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
                 for r, c in zip(*np.divmod(cells, pw // 2), strict=True):
                     marks[(int(r), int(c))] = i
                 continue
-            cols, rows = self._pixels(s, pw, ph, binned=True)
+            cols, rows = self._pixels(s, pw, ph, binned=True, index=i)
             px, py = _polyline(cols, rows)
             if px.size:
                 np.bitwise_or.at(bits, (py // 4, px // 2), DOT_BITS[py % 4, px % 2])
@@ -231,6 +231,62 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
             start = left + max(0, (cw - len(self.xlabel)) // 2)
             for k, ch in enumerate(self.xlabel[: len(grid[0]) - start]):
                 grid[rows + 2][start + k] = (ch, None)
+
+
+def _columns(s: Series, pw: int, lo: float, hi: float,
+             log_y: bool) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(pixel column, plotted y) of the points of ``s`` inside the x limits; y nan or inf where
+    the point cannot be drawn."""
+    x = np.asarray(s.x, dtype=float)
+    y = np.asarray(s.y, dtype=float)
+    inside = np.isfinite(x) & (x >= lo) & (x <= hi)
+    x, y = x[inside], y[inside]
+    col = np.minimum(((x - lo) / (hi - lo) * pw).astype(np.int64), pw - 1)
+    with np.errstate(all="ignore"):
+        t = np.log10(y) if log_y else y
+    return col, t
+
+
+class _Bins:
+    """One line series' x bins for a width and x limits: per bin the points inside the limits
+    (``seen``), the drawable ones (``count``) and the sum of their plotted y (``total``, summed
+    in point order, as a re-bin from scratch sums them). The y span is applied to the means
+    afterwards, so it never invalidates the bins; the width, limits and scale do."""
+
+    def __init__(self, pw: int, lo: float, hi: float, log_y: bool) -> None:
+        self.key = (pw, lo, hi, log_y)
+        self.seen = np.zeros(pw, np.int64)  # (pw,)
+        self.count = np.zeros(pw, np.int64)  # (pw,)
+        self.total = np.zeros(pw)  # (pw,)
+        self.x = np.zeros(0)  # (n,) the points binned so far, copied (a caller may reuse arrays)
+        self.y = np.zeros(0)  # (n,)
+
+    def extends(self, s: Series, pw: int, lo: float, hi: float, log_y: bool) -> bool:
+        """Whether ``s`` is these points followed by new ones, on the same bins."""
+        n = self.x.size
+        if self.key != (pw, lo, hi, log_y) or len(s.x) < n or len(s.y) != len(s.x):
+            return False
+        x = np.asarray(s.x[:n], dtype=float)
+        y = np.asarray(s.y[:n], dtype=float)  # compared bit for bit, so nan equals nan
+        return _same_bits(x, self.x) and _same_bits(y, self.y)
+
+    def add(self, s: Series) -> None:
+        """Bin the points of ``s`` after the first ``n`` (all of them on a new ``_Bins``)."""
+        n = self.x.size
+        if len(s.x) == n:
+            return
+        new = Series(s.label, s.x[n:], s.y[n:], s.color, s.marker)
+        col, t = _columns(new, self.key[0], self.key[1], self.key[2], self.key[3])
+        good = np.isfinite(t)
+        np.add.at(self.seen, col, 1)
+        np.add.at(self.count, col[good], 1)
+        np.add.at(self.total, col[good], t[good])  # in point order, like bincount's weights
+        self.x = np.concatenate([self.x, np.asarray(new.x, dtype=float)])
+        self.y = np.concatenate([self.y, np.asarray(new.y, dtype=float)])
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and np.ascontiguousarray(a).tobytes() == b.tobytes()
 
 
 def _polyline(cols: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
