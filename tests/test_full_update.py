@@ -24,14 +24,6 @@ def _full_update_picture(app: Any, width: int) -> ScreenMirror:
     return mirror
 
 
-def _first_difference(a: ScreenMirror, b: ScreenMirror) -> str:
-    for y, (row_a, row_b) in enumerate(zip(a.cells, b.cells, strict=True)):
-        for x, (cell_a, cell_b) in enumerate(zip(row_a, row_b, strict=True)):
-            if cell_a != cell_b:
-                return f"({x},{y}): {cell_a!r} != {cell_b!r}"
-    return ""
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("size", [(160, 50), (80, 24)])
 @pytest.mark.parametrize("scene", scene_names())
@@ -43,7 +35,7 @@ async def test_a_full_update_shows_what_textuals_full_render_shows(scene, size, 
         await paint_now(app, pilot)
         ours = _full_update_picture(app, size[0])
         theirs = ScreenMirror.of_strips(full_render(app), size[0])  # Textual's pass, every line
-        assert _first_difference(ours, theirs) == ""
+        assert ours.first_difference(theirs) == ""
         assert ours.text().strip()  # the screen is not empty
 
 

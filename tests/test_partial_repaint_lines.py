@@ -18,13 +18,7 @@ from textual.app import App, ComposeResult
 from seqviz.ui.compat_textual import ScreenMirror, capture_updates, full_render, paint_now
 from seqviz.ui.widgets.readout import Readout
 
-
-def _diff(a: ScreenMirror, b: ScreenMirror) -> str:
-    for y, (row_a, row_b) in enumerate(zip(a.cells, b.cells, strict=True)):
-        for x, (cell_a, cell_b) in enumerate(zip(row_a, row_b, strict=True)):
-            if cell_a != cell_b:
-                return f"({x},{y}): {cell_a!r} != {cell_b!r}"
-    return ""
+_diff = ScreenMirror.first_difference  # the first differing cell, "" if none
 
 
 async def _mirrored(app: Any, pilot: Any, width: int) -> ScreenMirror:

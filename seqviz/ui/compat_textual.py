@@ -180,6 +180,14 @@ class ScreenMirror:
     def text(self) -> str:
         return "\n".join("".join(ch for ch, _ in row) for row in self.cells)
 
+    def first_difference(self, other: ScreenMirror) -> str:
+        """The first cell where two mirrors differ, as "(x,y): cell != cell"; "" if equal."""
+        for y, (row_a, row_b) in enumerate(zip(self.cells, other.cells, strict=True)):
+            for x, (cell_a, cell_b) in enumerate(zip(row_a, row_b, strict=True)):
+                if cell_a != cell_b:
+                    return f"({x},{y}): {cell_a!r} != {cell_b!r}"
+        return ""
+
 
 def full_render(app: Any) -> list[Any]:
     """Every line of the screen rendered from scratch (the compositor's full render)."""
