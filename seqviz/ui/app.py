@@ -212,8 +212,12 @@ class SeqvizApp(App[None]):
                     self.call_after_refresh(self._probe.painted, self._shown_generation)
 
     async def _settle_and_release(self) -> None:
-        await settle(self)
-        self._release_first_frame()
+        try:
+            await settle(self)
+        except ScreenStackError:
+            return  # the app is closing: nothing to paint
+        if self.is_running and self.screen_stack:
+            self._release_first_frame()
 
     def _poll_kernels(self) -> None:
         if self._kernel_status is not None and self._kernel_status.poll():
