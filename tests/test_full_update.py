@@ -80,3 +80,31 @@ def test_cover_merges_spans_and_says_when_a_span_was_covered_already():
 def test_runs_group_consecutive_lines():
     assert _runs([]) == []
     assert _runs([0, 1, 2, 5, 7, 8]) == [(0, 3), (5, 6), (7, 9)]
+
+
+async def test_a_widget_drawing_fewer_lines_than_its_region_leaves_no_cell_empty():
+    from textual.app import App, ComposeResult
+    from textual.containers import Vertical
+    from textual.widget import Widget
+
+    from seqviz.ui.compat_textual import RegionScreen
+
+    class Short(Widget):
+        def render_lines(self, crop: Any) -> list[Any]:
+            return super().render_lines(crop)[:1]  # one line, whatever the region
+
+    class Host(App[None]):
+        def get_default_screen(self) -> RegionScreen:
+            return RegionScreen(id="_default")
+
+        def compose(self) -> ComposeResult:
+            with Vertical():
+                yield Short()
+
+    app = Host()
+    async with app.run_test(size=(20, 4)) as pilot:
+        await paint_now(app, pilot)
+        ours = ScreenMirror(20, 4)
+        ours.apply(app.screen._compositor.render_full_update())  # no cell without a strip
+        theirs = ScreenMirror.of_strips(full_render(app), 20)
+        assert ours.first_difference(theirs) == ""

@@ -550,6 +550,19 @@ class RegionCompositor(Compositor):
                 crop_region = Region(x - region.x, y - region.y, width, height)
                 yield region, clip.intersection(band), widget.render_lines(crop_region)
 
+    def _render_chops(self, crop: Any, is_rendered_line: Any) -> Any:
+        chops = super()._render_chops(crop, is_rendered_line)
+        if self._full_update and any(None in line.values() for line in chops):
+            # A widget in front drew fewer lines than its region holds, so a cell it was taken
+            # to cover got nothing: render this update as Textual does, every line of every
+            # widget (the cells behind fill the gap, as on Textual's own screens).
+            self._full_update = False
+            try:
+                chops = super()._render_chops(crop, is_rendered_line)
+            finally:
+                self._full_update = True
+        return chops
+
     def _front_renders(self) -> Any:
         """Every visible widget's lines that the widgets in front of it do not cover whole.
 
