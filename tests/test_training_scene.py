@@ -11,8 +11,6 @@ import sys
 
 import pytest
 
-import pytest
-
 from seqviz.scenes import get_scene
 from seqviz.ui.export import screen_text
 

@@ -196,11 +196,11 @@ class Heatmap(DirectLines, Widget):
             return
         # Only the gutter of the old and the new cursor line changes: the colour runs stay, and
         # the drawn lines (each holds its gutter) are drawn again from them.
-        lines = {before, self._cursor_line()} - {None}
+        lines = [y for y in {before, self._cursor_line()} if y is not None]
         for y in lines:
             self._gutters.pop(y, None)  # these two gutters change
         self._strips.clear()
-        self.refresh(*(Region(0, y, self._gutter_width, 1) for y in lines if y is not None))
+        self.refresh(*(Region(0, y, self._gutter_width, 1) for y in lines))
 
     def _cursor_line(self) -> int | None:
         """The line that marks the cursor, in the last paint's layout (None: none)."""
