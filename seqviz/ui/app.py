@@ -270,6 +270,15 @@ class SeqvizApp(App[None]):
         if collect:
             gc.collect()
 
+    def _thaw_after_switch(self) -> None:
+        """Free the old view: after the refresh that follows the switch, since until then the
+        screen's compositor still holds the old widgets (collected before it, the old view
+        stayed alive, frozen, until the next switch). The new view freezes after its first
+        result, or here if that came first."""
+        self._thaw_heap()
+        if self._result is not None and self._frozen_at is None:
+            self.call_after_refresh(self._freeze_heap)
+
     def on_resize(self, event: events.Resize) -> None:
         self._apply_size_classes(event.size)
 
@@ -615,7 +624,7 @@ class SeqvizApp(App[None]):
             self._result = None
             await slot.mount(view)
             self._view = view
-            self._thaw_heap()  # frees the old view; the new one freezes after its first result
+            self.call_after_refresh(self._thaw_after_switch)
             await self.query_one(ParamPanel).show_scene(scene, self.values)
             # After the view's own focus request (a widget's focus() is a call_later too), and
             # before the next paint: the first frame shows the focused row, painted once.
