@@ -348,6 +348,13 @@ class SeqvizApp(App[None]):
         new = self.scene.make({name: value}, self.values)
         self._apply_values(new, recompute=spec.recompute)
 
+    def if_scene(self, scene_name: str, command: Callable[..., Any], *args: Any) -> None:
+        """Run ``command(*args)`` only while ``scene_name`` is the current scene. A palette command
+        runs after the keys already queued, and a view handles its last clicks after a switch:
+        a parameter change meant for the scene just left is dropped, not applied to this one."""
+        if scene_name == self.scene.name:
+            command(*args)
+
     def set_params(self, values: Mapping[str, Any]) -> None:
         """Set several parameters at once (one recomputation)."""
         parsed = {}

@@ -20,6 +20,7 @@ from rich.control import Control
 from rich.segment import Segment
 from textual import events
 from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate, LayoutUpdate
+from textual.await_complete import AwaitComplete
 from textual.command import CommandList, CommandPalette
 from textual.filter import ANSIToTruecolor
 from textual.geometry import Region
@@ -203,8 +204,20 @@ class SafeCommandPalette(CommandPalette):
     the NoMatches error fails the worker, and a failed worker ends the app. Without the list
     there is nothing to show, so those updates are skipped. A palette closed before it mounted
     skips its set-up. (Reopening while one closes is handled in SeqvizApp.action_command_palette.)
-    The overridden methods are Textual's private handlers.
+    Closing twice is a no-op (see dismiss). The other overridden methods are Textual's private
+    handlers.
     """
+
+    _dismiss_started = False
+
+    def dismiss(self, result: Any = None) -> AwaitComplete:
+        # Escape, Enter on a command and a click outside each dismiss; two in one burst (or one
+        # while another screen is above the palette) would pop the screen below, or call the
+        # result callback again: InvalidStateError ended the app under load (10,000-key test).
+        if self._dismiss_started or self.app.screen is not self:
+            return AwaitComplete()
+        self._dismiss_started = True
+        return super().dismiss(result)
 
     def _on_mount(self, event: events.Mount) -> None:
         # Closed again before it was mounted (ctrl+p and Escape or Enter in one burst): there is

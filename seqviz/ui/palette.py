@@ -36,7 +36,7 @@ class ParamCommands(Provider):
             current = spec.format(getattr(app.values, spec.name))
             yield DiscoveryHit(
                 plain(f"{spec.name} {current}"),
-                partial(app.focus_param, spec.name),
+                partial(app.if_scene, app.scene.name, app.focus_param, spec.name),
                 help=escape(
                     f"{spec.label}: {spec.help}. Type '{spec.name} VALUE' ({spec.allowed()})"
                 ),
@@ -73,7 +73,8 @@ class ParamCommands(Provider):
                 yield Hit(0.5, plain(str(exc)), app.bell, help="not applied", text=query)
                 return
             shown = f"set {name} = {spec.format(value)}"
-            yield Hit(1.0, plain(shown), partial(app.set_param, name, value),
+            set_it = partial(app.if_scene, app.scene.name, app.set_param, name, value)
+            yield Hit(1.0, plain(shown), set_it,
                       help=escape(spec.help), text=shown)  # fmt: skip
             return
         matcher = self.matcher(name)
@@ -81,5 +82,5 @@ class ParamCommands(Provider):
             score = matcher.match(spec.name)
             if score > 0:
                 yield Hit(score, matcher.highlight(f"{spec.name} VALUE"),
-                          partial(app.focus_param, spec.name),
+                          partial(app.if_scene, app.scene.name, app.focus_param, spec.name),
                           help=escape(f"{spec.label}: {spec.allowed()}"))  # fmt: skip

@@ -277,11 +277,17 @@ class DecodingView(SceneView):
     def action_toggle_ranking(self) -> None:
         """Small screens have room for one lower panel: the bars or the ranking."""
         panel = "bars" if self.has_class("-ranking") else "ranking"
-        set_param = getattr(self.app, "set_param", None)
-        if set_param is not None:
-            set_param("panel", panel)  # the app redraws through show_values
-        else:
+        if not self._set_param("panel", panel):  # the app redraws through show_values
             self.set_class(panel == "ranking", "-ranking")
+
+    def _set_param(self, name: str, value: Any) -> bool:
+        """Set a parameter of this view's scene through the app; False outside a seqviz app.
+        After a scene switch this view still handles its queued keys: those changes are dropped."""
+        app: Any = self.app
+        if not hasattr(app, "if_scene"):
+            return False
+        app.if_scene(getattr(self, "scene_name", app.scene.name), app.set_param, name, value)
+        return True
 
     def on_resize(self, event: Any) -> None:
         # Between 120 and ~150 columns the 4:3 split leaves the ranking too narrow for its table;
@@ -383,9 +389,7 @@ class DecodingView(SceneView):
         self._select(message.node_id)
 
     def _select(self, node_id: int) -> None:
-        set_param = getattr(self.app, "set_param", None)
-        if set_param is not None:
-            set_param("node", node_id)  # the app redraws through show_values
+        self._set_param("node", node_id)  # the app redraws through show_values
 
     @staticmethod
     def _visible_selection(r: DecodingResult, node_id: int, s: int) -> int:

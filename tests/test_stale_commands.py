@@ -1,0 +1,87 @@
+"""Closing the palette twice; parameter changes arriving after a scene switch (fuzz finds)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+async def _open_palette(app, pilot):
+    from seqviz.ui.compat_textual import SafeCommandPalette
+
+    app.action_command_palette()
+    await pilot.pause()
+    palette = app.screen
+    assert isinstance(palette, SafeCommandPalette)
+    return palette
+
+
+@pytest.mark.slow
+async def test_dismissing_the_palette_under_another_screen_leaves_both(make_app, ready):
+    app = make_app("vanishing")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(app, pilot)
+        palette = await _open_palette(app, pilot)
+        app.action_help()  # a screen above the palette (a key queued before the palette drew)
+        await pilot.pause()
+        help_screen = app.screen
+        assert help_screen is not palette
+        # Unguarded, the first call popped the help screen and the second set the palette's
+        # result again: the InvalidStateError of the 10,000-key test.
+        def twice() -> None:  # inside the app's loop, as Escape and Enter run it
+            palette.dismiss()
+            palette.dismiss()
+
+        palette.call_next(twice)
+        await pilot.pause()
+        await pilot.pause()
+        assert app.is_running and app.screen is help_screen
+        assert app.screen_stack[-2] is palette
+        await pilot.press("escape")  # closes the help: the palette is back, and closes normally
+        assert app.screen is palette
+        await pilot.press("escape")
+        assert len(app.screen_stack) == 1
+
+
+async def _palette_command(app, query: str):
+    from seqviz.ui.palette import ParamCommands
+
+    provider = ParamCommands(app.screen)
+    hits = [hit async for hit in provider.search(query)]
+    assert hits, query
+    return hits[0].command
+
+
+@pytest.mark.slow
+async def test_a_palette_command_queued_behind_a_scene_switch_is_dropped(make_app, ready):
+    app = make_app("decoding")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        set_node = await _palette_command(app, "node 3")
+        set_node()  # on its own scene it applies
+        assert app.values.node == 3
+        set_node = await _palette_command(app, "node 5")
+        focus_node = await _palette_command(app, "nod")
+        app.set_scene("gradflow")  # a scene key processed before the palette's call_later
+        set_node()  # was: ValueError: scene gradflow has no parameter 'node'
+        focus_node()
+        await pilot.pause()
+        assert app.is_running and app.scene.name == "gradflow"
+        await ready(app, pilot)
+        assert app.is_running and app._values["decoding"].node == 3
+
+
+@pytest.mark.slow
+async def test_a_click_on_the_view_of_the_scene_just_left_is_dropped(make_app, ready):
+    app = make_app("decoding")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        view = app._view
+        view._select(2)  # what a click or Enter on the beam tree does
+        assert app.values.node == 2
+        app.set_scene("gradflow")  # the old view still handles its queued keys until replaced
+        view._select(4)  # was: ValueError: scene gradflow has no parameter 'node'
+        view.action_toggle_ranking()
+        await pilot.pause()
+        assert app.is_running and app.scene.name == "gradflow"
+        await ready(app, pilot)
+        assert app.is_running and app._values["decoding"].node == 2
