@@ -25,6 +25,7 @@ async def test_dismissing_the_palette_under_another_screen_leaves_both(make_app,
         await pilot.pause()
         help_screen = app.screen
         assert help_screen is not palette
+
         # Unguarded, the first call popped the help screen and the second set the palette's
         # result again: the InvalidStateError of the 10,000-key test.
         def twice() -> None:  # inside the app's loop, as Escape and Enter run it
