@@ -86,3 +86,32 @@ async def test_a_click_on_the_view_of_the_scene_just_left_is_dropped(make_app, r
         assert app.is_running and app.scene.name == "gradflow"
         await ready(app, pilot)
         assert app.is_running and app._values["decoding"].node == 2
+
+
+async def test_a_row_change_queued_behind_a_scene_switch_is_not_applied_to_the_new_scene(
+    make_app, ready
+):
+    """vanishing and gradflow both have a ``seed``: a change the old scene's seed row sent just
+    before the switch must not set the new scene's seed."""
+    from seqviz.ui.widgets.controls import ParamPanel
+
+    app = make_app("vanishing")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        row = app.query_one(ParamPanel).row("seed")
+        assert row is not None and row.scene_name == "vanishing"
+        row.nudge(1)  # its own scene: applies
+        await pilot.pause()
+        await ready(app, pilot)
+        assert app.values.seed == 1
+        row.nudge(1)  # queued ...
+        app.set_scene("gradflow")  # ... behind a scene switch
+        await pilot.pause()
+        await ready(app, pilot)
+        assert app.scene.name == "gradflow" and app.values.seed == 0
+        new_row = app.query_one(ParamPanel).row("seed")
+        assert new_row is not None and new_row.scene_name == "gradflow"
+        new_row.nudge(1)  # the new scene's own row still works
+        await pilot.pause()
+        await ready(app, pilot)
+        assert app.values.seed == 1 and app._values["vanishing"].seed == 1

@@ -706,8 +706,9 @@ class SeqvizApp(App[None]):
     # --- messages from widgets -----------------------------------------------------------------
     @on(ParamChanged)
     def _param_changed(self, message: ParamChanged) -> None:
-        if message.name not in self.scene.param_names:
-            return  # from a row of the scene being replaced
+        scene = self.scene
+        if message.scene not in (None, scene.name) or message.name not in scene.param_names:
+            return  # from a row of the scene just left (it may share the parameter's name)
         try:
             self.set_param(message.name, message.value)
         except ValueError as exc:

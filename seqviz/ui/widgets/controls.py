@@ -16,12 +16,15 @@ from seqviz.scenes.base import ParamSpec, Scene
 
 
 class ParamChanged(Message):
-    """A control asks for a parameter to take a new (already validated) value."""
+    """A control asks for a parameter of its scene to take a new (already validated) value.
+    ``scene``: the scene whose row sent it (None: whichever is current), so that a change still
+    queued when the user switches scenes is not applied to a parameter of the same name there."""
 
-    def __init__(self, name: str, value: Any) -> None:
+    def __init__(self, name: str, value: Any, scene: str | None = None) -> None:
         super().__init__()
         self.name = name
         self.value = value
+        self.scene = scene
 
 
 class ParamFocused(Message):
@@ -46,6 +49,8 @@ class ParamRow(Widget, can_focus=True):
         text-style: bold;
     }
     """
+
+    scene_name: str | None = None  # the scene this row belongs to (set by ParamPanel)
 
     def __init__(self, spec: ParamSpec, value: Any) -> None:
         super().__init__(id=f"param-{spec.name}")
@@ -96,7 +101,7 @@ class ParamRow(Widget, can_focus=True):
     def nudge(self, direction: int) -> None:
         new = self.spec.nudge(self.value, direction)
         if new != self.value:
-            self.post_message(ParamChanged(self.spec.name, new))
+            self.post_message(ParamChanged(self.spec.name, new, self.scene_name))
 
     def on_focus(self) -> None:
         self.post_message(ParamFocused(self.spec.name))
@@ -139,6 +144,8 @@ class TextParam(Input):
     }
     """
     BINDINGS = [Binding("escape", "restore", "restore the applied text", show=False)]
+
+    scene_name: str | None = None  # the scene this field belongs to (set by ParamPanel)
 
     def __init__(self, spec: ParamSpec, value: str, edit: str | None = None) -> None:
         """``edit``: an edit the user left in this field's predecessor (another scene was shown
@@ -256,7 +263,7 @@ class TextParam(Input):
             return  # e.g. an empty sentence while retyping: keep the last good value
         # An unchanged value (Enter twice) is not echoed: keep the list short regardless.
         self._sent = [*self._sent[-63:], value]
-        self.post_message(ParamChanged(self.spec.name, value))
+        self.post_message(ParamChanged(self.spec.name, value, self.scene_name))
 
 
 class ParamPanel(VerticalScroll, can_focus=False):
@@ -307,10 +314,13 @@ class ParamPanel(VerticalScroll, can_focus=False):
         rows: list[Widget] = [Static("parameters", classes="param-title")]
         for spec in scene.specs:
             value = getattr(values, spec.name)
+            row: ParamRow | TextParam
             if spec.kind == "text":
-                rows.append(TextParam(spec, value, self._edits.pop((scene.name, spec.name), None)))
+                row = TextParam(spec, value, self._edits.pop((scene.name, spec.name), None))
             else:
-                rows.append(ParamRow(spec, value))
+                row = ParamRow(spec, value)
+            row.scene_name = scene.name
+            rows.append(row)
         rows.append(Static("", classes="param-info"))
         await self.mount_all(rows)
         self.show_values(values)
