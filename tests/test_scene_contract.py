@@ -101,14 +101,22 @@ class Counted:
     n: int
 
 
-def _stream_scene(gate: threading.Event, seen: list[int]) -> base.Scene:
+FREE = -1  # a key of the gates: once there, no stream waits
+
+
+def _stream_scene(gates: dict[int, threading.Event], seen: list[int]) -> base.Scene:
+    """Each stream waits on the gate of its own k: a gate opened for the old stream (so that it
+    reaches its next result and learns it is stale) must not let the new one run ahead too."""
+
     def stream(values):
+        gate = gates.setdefault(values.k, threading.Event())
         try:
             for n in range(1, 1000):
                 seen.append(n)
                 yield Counted(values, n)
-                gate.wait(5)  # the test lets one more result through at a time
-                gate.clear()
+                if FREE not in gates:  # the test lets one more result through at a time
+                    gate.wait(60)
+                    gate.clear()
         finally:
             seen.append(-1)  # closed
 
@@ -152,8 +160,12 @@ async def test_a_streaming_scene_shows_each_result_and_stops_on_change(monkeypat
     from seqviz import scenes as registry
     from seqviz.ui.app import SeqvizApp
 
-    gate, seen = threading.Event(), []
-    scene = _stream_scene(gate, seen)
+    gates: dict[int, threading.Event] = {}
+    seen: list[int] = []
+    scene = _stream_scene(gates, seen)
+
+    def gate(k: int) -> threading.Event:
+        return gates.setdefault(k, threading.Event())
     monkeypatch.setattr(registry, "SCENES", (*registry.SCENES, (scene.name, scene.title)))
     monkeypatch.setattr(registry, "_cache", {**registry._cache, scene.name: scene})
     app = SeqvizApp(scene="streamtest", animate=False)
@@ -161,17 +173,20 @@ async def test_a_streaming_scene_shows_each_result_and_stops_on_change(monkeypat
         await app.until_ready()
         assert app.result.n == 1
         for want in (2, 3):
-            gate.set()
+            gate(0).set()
             await until(lambda w=want: app.result.n == w, pilot, what=f"result {want}")
             assert app.result.n == want and app.n_frames == want
         app.set_param("k", 4)  # new parameters: the old stream stops at its next result
-        gate.set()
+        gate(0).set()
         await until(lambda: app.result.values.k == 4, pilot, what="the k=4 stream")
         assert app.result.values.k == 4 and app.result.n == 1
         assert -1 in seen  # the first generator was closed
         assert app._view.shown == [1, 2, 3, 1]  # each result drawn once, in order
         app.set_param("k", 5)
-        gate.set()
+        gate(4).set()
         await until(lambda: seen.count(-1) == 2, pilot, what="the second stream closed")
         assert seen.count(-1) == 2  # the second one too
-        gate.set()
+        await until(lambda: app.result.values.k == 5, pilot, what="the k=5 stream")
+        gates[FREE] = threading.Event()  # from now on the streams run free ...
+        for event in list(gates.values()):  # ... so the last one ends with the app
+            event.set()
