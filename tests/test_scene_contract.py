@@ -166,6 +166,7 @@ async def test_a_streaming_scene_shows_each_result_and_stops_on_change(monkeypat
 
     def gate(k: int) -> threading.Event:
         return gates.setdefault(k, threading.Event())
+
     monkeypatch.setattr(registry, "SCENES", (*registry.SCENES, (scene.name, scene.title)))
     monkeypatch.setattr(registry, "_cache", {**registry._cache, scene.name: scene})
     app = SeqvizApp(scene="streamtest", animate=False)
