@@ -706,9 +706,11 @@ class SeqvizApp(App[None]):
     # --- messages from widgets -----------------------------------------------------------------
     @on(ParamChanged)
     def _param_changed(self, message: ParamChanged) -> None:
-        scene = self.scene
-        if message.scene not in (None, scene.name) or message.name not in scene.param_names:
-            return  # from a row of the scene just left (it may share the parameter's name)
+        # A row of the scene just left may share the parameter's name: if_scene drops its change.
+        if message.name in self.scene.param_names:
+            self.if_scene(message.scene or self.scene.name, self._set_param_or_warn, message)
+
+    def _set_param_or_warn(self, message: ParamChanged) -> None:
         try:
             self.set_param(message.name, message.value)
         except ValueError as exc:

@@ -35,7 +35,13 @@ class ParamFocused(Message):
         self.name = name
 
 
-class ParamRow(Widget, can_focus=True):
+class SceneOwned:
+    """A control that belongs to one scene's panel: the changes it sends name that scene."""
+
+    scene_name: str | None = None  # set by ParamPanel; None: whichever scene is current
+
+
+class ParamRow(SceneOwned, Widget, can_focus=True):
     """``label  ◂ value ▸``: click the arrows, scroll the wheel, or press +/- when focused."""
 
     DEFAULT_CSS = """
@@ -49,8 +55,6 @@ class ParamRow(Widget, can_focus=True):
         text-style: bold;
     }
     """
-
-    scene_name: str | None = None  # the scene this row belongs to (set by ParamPanel)
 
     def __init__(self, spec: ParamSpec, value: Any) -> None:
         super().__init__(id=f"param-{spec.name}")
@@ -126,7 +130,7 @@ class ParamRow(Widget, can_focus=True):
         self.nudge(-1)
 
 
-class TextParam(Input):
+class TextParam(SceneOwned, Input):
     """A text parameter (the gates scene's input sentence): applied as you type, or on Enter.
 
     What is typed here and not yet handed to the app (a prompt before Enter, an empty sentence
@@ -144,8 +148,6 @@ class TextParam(Input):
     }
     """
     BINDINGS = [Binding("escape", "restore", "restore the applied text", show=False)]
-
-    scene_name: str | None = None  # the scene this field belongs to (set by ParamPanel)
 
     def __init__(self, spec: ParamSpec, value: str, edit: str | None = None) -> None:
         """``edit``: an edit the user left in this field's predecessor (another scene was shown
