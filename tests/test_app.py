@@ -253,7 +253,8 @@ async def test_typed_text_drives_the_gates_scene(make_app, ready):
         await pilot.press("plus")
         await ready(app, pilot)
         assert app.result.cell == "gru"
-        assert not app.query_one("#gate-4").display  # GRU shows r, z, n, h only
+        # the GRU's h as its two parts where the LSTM shows o and c
+        assert app.query_one("#gate-4").border_title == "written z*n"
         app.focus_param("unit")
         await pilot.press("plus", "plus")
         await pilot.pause()

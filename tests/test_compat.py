@@ -218,3 +218,19 @@ def test_a_strip_placed_whole_is_freed_without_the_collector():
         gc.set_debug(0)
         gc.garbage.clear()
     assert cyclic == 0
+
+
+async def test_static_height_is_the_height_a_layout_gives_a_static():
+    from textual.containers import Vertical
+    from textual.widgets import Static
+    from widget_host import Host
+
+    text = "[b]bold[/b] words that wrap " * 3
+    static = Static(text)
+    assert hasattr(static, "_render_markup")  # static_height reads it
+    async with Host(Vertical(static)).run_test(size=(20, 12)) as pilot:
+        await pilot.pause()
+        width = static.content_size.width
+        assert static.size.height == compat_textual.static_height(static, text, width) > 1
+        assert compat_textual.static_height(static, "[b]ab[/b]" * 4, width) == 1  # markup read
+        assert compat_textual.static_height(static, text, 0) == 0

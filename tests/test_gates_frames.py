@@ -122,25 +122,47 @@ async def test_a_model_switch_mid_animation_repaints_every_changed_cell(make_app
         assert mirror.cells == ScreenMirror.of_strips(full_render(fresh), SIZE[0]).cells
 
 
-async def test_a_frame_leaves_the_hidden_maps_alone(make_app):
-    # A GRU hides two of the six map panels; refreshing a hidden widget made Textual rebuild its
-    # map of every widget on the screen, each frame.
+async def test_a_model_switch_repaints_without_laying_the_screen_out(make_app):
+    # LSTM and GRU fill the same 3x2 grid of maps (the GRU's h as its two parts in the LSTM's o
+    # and c slots), the captions keep the tallest one's height and the readout's height is its
+    # panel's: a switch changes what widgets show, never where they are (a layout pass was most
+    # of a switch's time).
+    from textual.screen import Screen
+
+    from seqviz.ui.views.base import Panel
+
     app = make_app("gates")
     async with app.run_test(size=SIZE) as pilot:
         await app.until_ready()
-        gru = next(m for m in app.scene.spec("model").choices if m.endswith("-gru"))
-        app.set_param("model", gru)
-        await app.until_ready()
         await paint_now(app, pilot)
-        hidden = [m for m in app.query(Heatmap) if not m.parent.display]
-        assert len(hidden) == 2
-        calls = []
-        for heatmap in hidden:
-            heatmap.refresh = lambda *a, **k: calls.append(a)  # type: ignore[method-assign]
-        for frame in range(1, 4):
-            app.seek(frame)
+        lstm = app.values.model
+        gru = next(m for m in app.scene.spec("model").choices if m.endswith("-gru"))
+        for model in (gru, lstm):  # the parameter info line grows to its tallest text once
+            app.set_param("model", model)
+            await app.until_ready()
             await paint_now(app, pilot)
-        assert calls == []
+        regions = {w: w.region for w in app.screen.query("*")}
+        passes: list[int] = []
+        original = Screen._refresh_layout
+
+        def counted(screen, *args, **kwargs):  # type: ignore[no-untyped-def]
+            passes.append(1)
+            return original(screen, *args, **kwargs)
+
+        Screen._refresh_layout = counted  # type: ignore[method-assign]
+        try:
+            for model, cell in ((gru, "gru"), (lstm, "lstm"), (gru, "gru")):
+                app.set_param("model", model)
+                await app.until_ready()
+                await paint_now(app, pilot)
+                await paint_now(app, pilot)
+                assert app.result.cell == cell
+                assert passes == [], cell
+                assert {w: w.region for w in app.screen.query("*")} == regions, cell
+                panels = list(app.query(".gate-panel").results(Panel))
+                assert len(panels) == 6 and all(p.display for p in panels)
+        finally:
+            Screen._refresh_layout = original  # type: ignore[method-assign]
 
 
 # --- a parameter change lays the screen out only when something changed size ----------------

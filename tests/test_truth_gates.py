@@ -84,3 +84,27 @@ async def test_unit_cursor_past_the_last_unit_says_it_was_clamped(make_app, read
         await pilot.pause()
         await pilot.pause()
         assert "clamped" not in screen_text(app)
+
+
+@pytest.mark.parametrize("variant", ["textbook", "pytorch"])
+@pytest.mark.parametrize("direction", ["forward", "reverse"])
+def test_the_gru_parts_add_up_to_h(tmp_path, variant, direction):
+    """The two maps a GRU shows in the LSTM's o and c slots are h's parts: the old state kept
+    and the candidate written add up to h at every step, also for a reverse cell drawn in
+    reading order (its previous state is the next column's)."""
+    from seqviz.core import StackParams
+    from seqviz.scenes.gates import compute, gru_parts
+
+    path = tmp_path / "bi.npz"
+    StackParams.random("gru", 8, 5, bidirectional=True, seed=3, variant=variant).save(path)
+    values = SCENE.make({"model": "file", "weights": str(path), "direction": direction,
+                         "text": "a gated sentence"})  # fmt: skip
+    r = compute(values)
+    parts = gru_parts(r)
+    z, n = r.gates[:, 1, :], r.gates[:, 2, :]  # (T, d)
+    keep = z if variant == "pytorch" else 1 - z
+    np.testing.assert_allclose(parts["kept"] + parts["written"], r.h, atol=1e-12)
+    np.testing.assert_allclose(parts["written"], (1 - keep) * n, atol=1e-15)
+    # the first state read is h0 (zeros): nothing is kept at the cell's first step
+    first = 0 if direction == "forward" else -1
+    np.testing.assert_array_equal(parts["kept"][first], 0.0)

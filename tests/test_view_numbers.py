@@ -133,7 +133,7 @@ async def test_vanishing_heat_caption_follows_the_nonlinearity(make_app, ready):
 @pytest.mark.parametrize("variant", ["textbook", "pytorch"])
 async def test_gates_scene_renders_a_gru(make_app, ready, variant):
     from seqviz.scenes.gates import GATE_LABELS
-    from seqviz.ui.views.gates import caption
+    from seqviz.ui.views.gates import PART_LABELS, caption
 
     app = make_app(
         "gates", {"model": "random", "cell": "gru", "variant": variant, "text": "the keys"}
@@ -144,7 +144,9 @@ async def test_gates_scene_renders_a_gru(make_app, ready, variant):
         assert r.gate_names == ("r", "z", "n") and r.c is None
         panels = [app.query_one(f"#gate-{i}") for i in range(6)]
         shown = [p for p in panels if p.display]
-        labels = [GATE_LABELS["r"], GATE_LABELS["z"], GATE_LABELS["n"], "hidden state h"]
+        parts = PART_LABELS[variant]
+        labels = [GATE_LABELS["r"], GATE_LABELS["z"], GATE_LABELS["n"], parts["kept"],
+                  parts["written"], "hidden state h"]  # fmt: skip
         assert [p.border_title for p in shown] == labels
         z_panel = shown[1]
         long, short = caption("z", "gru", variant)
@@ -154,3 +156,9 @@ async def test_gates_scene_renders_a_gru(make_app, ready, variant):
         z_map = app.query_one("#map-1", Heatmap)
         want = sequential(0.0, 1.0).bins(r.gates[:, 1, :].T)
         assert np.array_equal(z_map._bins, want)
+        # the kept and written maps are h's parts on h's map
+        from seqviz.scenes.gates import gru_parts
+
+        for i, name in ((3, "kept"), (4, "written")):
+            want = diverging(1.0).bins(gru_parts(r)[name].T)
+            assert np.array_equal(app.query_one(f"#map-{i}", Heatmap)._bins, want), name

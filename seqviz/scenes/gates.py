@@ -92,6 +92,7 @@ class GatesResult:
     tokens: tuple[str, ...] = ()  # (T,) what each step read: words or characters
     level: str = "char"  # how a trained LM splits its text; random networks read characters
     vocab_size: int = 0  # a trained LM's vocabulary; 0 for a random network or a bare cell
+    h_prev: np.ndarray | None = None  # (T, d) the state each step read: h0, then h (map order)
 
     @property
     def T(self) -> int:
@@ -101,6 +102,16 @@ class GatesResult:
         """The lesson's weight counts 4d(d+d_in) (LSTM) and 3d(d+d_in) (GRU), biases excluded."""
         d, d_in = self.hidden, self.input_size
         return {"lstm": 4 * d * (d + d_in), "gru": 3 * d * (d + d_in)}
+
+
+def gru_parts(result: GatesResult) -> dict[str, np.ndarray]:
+    """A GRU's new state as its two parts, ``kept`` (the old state it carries over) and
+    ``written`` (the candidate it takes in): kept + written = h at every step, and one gate z
+    sets both shares (the LSTM has a gate for each). (T, d) each."""
+    assert result.cell == "gru" and result.h_prev is not None
+    z, n = result.gates[:, 1, :], result.gates[:, 2, :]  # (T, d)
+    keep = z if result.variant == "pytorch" else 1 - z  # textbook: h = (1-z)*h + z*n
+    return {"kept": keep * result.h_prev, "written": (1 - keep) * n}
 
 
 def embed(text: str, size: int, seed: int) -> np.ndarray:
@@ -330,6 +341,7 @@ def compute(v: Any) -> GatesResult:
         gates=flip(tr.gates),
         c=None if tr.c is None else flip(tr.c),
         h=flip(tr.h),
+        h_prev=flip(np.concatenate([tr.h0[None], tr.h])[:-1]),
         hidden=cell.hidden_size,
         input_size=cell.input_size,
         n_params=cell.n_params,

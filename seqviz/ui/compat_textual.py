@@ -48,6 +48,18 @@ def clear_styles_cache() -> bool:
     return True
 
 
+def static_height(widget: Any, content: Any, width: int) -> int:
+    """Lines ``content`` would take in the Static ``widget`` at ``width``, measured as Textual's
+    layout measures it (whether the text reads markup is the Static's private
+    ``_render_markup``; taken as True, Static's default, if it is gone)."""
+    from textual.visual import visualize
+
+    if width <= 0:
+        return 0
+    markup = getattr(widget, "_render_markup", True)
+    return int(visualize(widget, content, markup=markup).get_height(widget.styles, width))
+
+
 def render_screen(app: Any) -> Any:
     """The whole screen as one Rich renderable: the render App.export_screenshot uses (the
     screen's compositor), so a text export shows exactly what the SVG would."""
@@ -276,7 +288,8 @@ INTERNALS = (
 # Style._link_id/_meta (DirectLines; tests/test_frame_cost.py compares it with Textual's own
 # pass); Strip.divide caching ``[self]`` (install_strip_fix; test_compat.py); Footer._bindings_ready
 # and FooterKey.compact (ui/widgets/footer.py); Strip._crop_cache and rich's
-# Console._color_system (SpanChopsUpdate keeps a span's sent text per strip; test_gates_frames).
+# Console._color_system (SpanChopsUpdate keeps a span's sent text per strip; test_gates_frames);
+# Static._render_markup (static_height; test_compat.py).
 
 
 # --- input that ended the app (issue 10); Textual bugs, worked around here -------------------

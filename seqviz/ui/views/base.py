@@ -15,8 +15,11 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
+
+from seqviz.ui.compat_textual import static_height
 
 
 class _Title:
@@ -35,6 +38,39 @@ class _Title:
 
 _TEXTUAL_TITLE: Any = Widget.__dict__["border_title"]
 _UNSET = object()
+
+
+class Caption(Static):
+    """A panel's caption. Given the texts it will show (``reserve``), it takes the height of the
+    tallest of them at every width, so that showing another of them is a repaint in place: a
+    new height would be a layout pass of the whole screen."""
+
+    def __init__(self, text: str, *, classes: str) -> None:
+        super().__init__(text, classes=classes)
+        self.text = text
+        self._reserve: tuple[str, ...] = ()
+        self._reserved: tuple[int, int] = (-1, 0)  # (width, the tallest text's lines)
+
+    def reserve(self, texts: tuple[str, ...]) -> None:
+        if texts != self._reserve:
+            self._reserve, self._reserved = texts, (-1, 0)
+            self.refresh(layout=True)
+
+    def show(self, text: str) -> None:
+        if text == self.text:
+            return
+        steady = self.text in self._reserve and text in self._reserve
+        self.text = text
+        self.update(text, layout=not steady)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        height = super().get_content_height(container, viewport, width)
+        if not self._reserve:
+            return height
+        if self._reserved[0] != width:
+            tallest = max(static_height(self, text, width) for text in self._reserve)
+            self._reserved = (width, tallest)
+        return max(height, self._reserved[1])
 
 
 class Panel(Vertical):
@@ -74,8 +110,8 @@ class Panel(Vertical):
         self._short = caption if short is None else short
 
     def compose(self) -> ComposeResult:
-        yield Static(self._caption, classes="caption caption-long")
-        short = Static(self._short, classes="caption caption-short")
+        yield Caption(self._caption, classes="caption caption-long")
+        short = Caption(self._short, classes="caption caption-short")
         self._hide_if_empty(short, self._short)
         yield short
 
@@ -93,9 +129,15 @@ class Panel(Vertical):
         if (text, short) == (self._caption, self._short):
             return  # an update is a layout pass of the whole screen
         self._caption, self._short = text, short
-        self.query_one(".caption-long", Static).update(text)
-        self.query_one(".caption-short", Static).update(short)
-        self._hide_if_empty(self.query_one(".caption-short", Static), short)
+        self.query_one(".caption-long", Caption).show(text)
+        self.query_one(".caption-short", Caption).show(short)
+        self._hide_if_empty(self.query_one(".caption-short", Caption), short)
+
+    def reserve_captions(self, long: tuple[str, ...], short: tuple[str, ...]) -> None:
+        """The captions this panel will show: it keeps the height of the tallest, so that a
+        change among them needs no layout pass (e.g. a view switching between two models)."""
+        self.query_one(".caption-long", Caption).reserve(long)
+        self.query_one(".caption-short", Caption).reserve(short)
 
 
 class SceneView(Vertical):

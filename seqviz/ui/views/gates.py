@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 
-from seqviz.scenes.gates import GATE_LABELS, SIGNED
+from seqviz.scenes.gates import GATE_LABELS, SIGNED, gru_parts
 from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.heatmap import Heatmap
@@ -17,10 +17,10 @@ from seqviz.ui.widgets.legend import ColorLegend
 from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
 from seqviz.ui.widgets.readout import Readout, steady_height, wrapped_lines
 
-N_PANELS = 6  # LSTM: i f g o c h; GRU: r z n h
+N_PANELS = 6  # LSTM: i f g o c h; GRU: r z n, then h's two parts and h
 CAPTIONS = {
     "i": ("Bright where the cell writes: which characters get stored.", "bright = write"),
-    "f": ("Near 1 (yellow) keeps the old cell; dark forgets. The forget bias lifts it.",
+    "f": ("Near 1 (yellow) keeps the old cell; dark forgets. Forget bias lifts it.",
           "yellow = keep the cell"),
     "g": ("What would be written, in (-1, 1), before the input gate scales it.",
           "content to write"),
@@ -32,12 +32,24 @@ CAPTIONS = {
     "h-pytorch": ("The GRU's only state, h = (1-z)*n + z*h: memory and output at once.",
                   "memory and output at once"),
     "r": ("Dark: the candidate ignores the past (a reset).", "dark = reset the past"),
-    "z-textbook": ("Near 0 (dark) copies h forward, the gradient highway; near 1 takes the "
-                   "candidate.", "dark = copy h forward"),
-    "z-pytorch": ("PyTorch's GRU: near 1 (yellow) copies h forward, the gradient highway; near 0 "
-                  "takes the candidate.", "yellow = copy h forward"),
+    "z-textbook": ("Near 0 (dark) copies h forward, the gradient highway; near 1 takes n.",
+                   "dark = copy h forward"),
+    "z-pytorch": ("PyTorch's GRU: near 1 (yellow) copies h forward, the gradient highway.",
+                  "yellow = copy h forward"),
     "n": ("The candidate, from the reset-scaled past and the input.", "the candidate"),
+    "kept": ("The old state carried over. No cell c, no output gate: the GRU's memory is h.",
+             "the old h carried over"),
+    "written": ("The candidate let in. One gate sets both shares: kept + written = h.",
+                "the candidate let in"),
 }  # fmt: skip
+# The GRU's h as its two parts, in the LSTM's o and c slots: the two rows of maps line up for
+# both cells, so a model switch only repaints (a new grid shape was a layout pass).
+PART_LABELS = {
+    "textbook": {"kept": "kept (1-z)*h(t-1)", "written": "written z*n"},
+    "pytorch": {"kept": "kept z*h(t-1)", "written": "written (1-z)*n"},
+}
+PARTS = ("kept", "written")  # maps and readout values, not traced (three curves a plot)
+CELL_NAMES = {"lstm": ("i", "f", "g", "o", "c", "h"), "gru": ("r", "z", "n", *PARTS, "h")}
 TRACE_COLORS = {
     "i": (90, 170, 255), "f": (255, 200, 60), "g": (200, 120, 255), "o": (120, 220, 220),
     "r": (90, 170, 255), "z": (255, 200, 60), "n": (200, 120, 255),
@@ -75,6 +87,9 @@ class GatesView(SceneView):
     GatesView #gates-readout-panel {
         width: 2fr;
     }
+    GatesView #gates-readout {
+        height: 1fr;  /* a result of more or fewer lines repaints; no layout pass */
+    }
     .-compact GatesView #gate-grid {
         height: 1fr;
     }
@@ -85,6 +100,9 @@ class GatesView(SceneView):
         display: none;
     }
     .-compact GatesView #gates-readout-panel {
+        height: auto;
+    }
+    .-compact GatesView #gates-readout {
         height: auto;
     }
     GatesView #gates-readout-panel {
@@ -123,21 +141,26 @@ class GatesView(SceneView):
                 id="gates-readout-panel",
             )
 
+    def on_mount(self) -> None:
+        # every caption a slot can show, in all six: the maps keep one height, and line up
+        every = [caption(n, cell, v) for cell, names in CELL_NAMES.items() for n in names
+                 for v in ("textbook", "pytorch")]  # fmt: skip
+        long = tuple(dict.fromkeys(c[0] for c in every))
+        short = tuple(dict.fromkeys(c[1] for c in every))
+        for panel in self.query(".gate-panel").results(Panel):
+            panel.reserve_captions(long, short)
+
     def show_result(self, result: Any) -> None:
         super().show_result(result)
-        names = list(result.gate_names) + (["c"] if result.c is not None else []) + ["h"]
-        # Columns set on the grid itself, not by a CSS class: a class change restyles the grid
-        # and everything in it (about 40 widgets) before the layout pass a new column count needs.
-        self.query_one("#gate-grid").styles.grid_size_columns = 2 if result.cell == "gru" else 3
-        for i in range(N_PANELS):
+        names = list(CELL_NAMES[result.cell])
+        self._parts = gru_parts(result) if result.cell == "gru" else {}
+        # Six maps in a 3x2 grid for both cells: a switch changes what the panels show, never
+        # their places or sizes, so it is a repaint without a layout pass.
+        for i, name in enumerate(names):
             panel = self.query_one(f"#gate-{i}", Panel)
-            panel.display = i < len(names)
-            if i >= len(names):
-                continue
-            name = names[i]
             data = self._series(name)  # (T, d)
-            if name in SIGNED or name == "h":
-                cmap = diverging(1.0)
+            if name in SIGNED or name in ("h", *PARTS):
+                cmap = diverging(1.0)  # the parts of h lie in (-1, 1) like h
             elif name == "c":
                 cmap = diverging(max(1.0, symmetric_limit(data)))
             else:
@@ -146,8 +169,8 @@ class GatesView(SceneView):
             heatmap.set_data(np.asarray(data).T, cmap)
             heatmap.set_labels(result.tokens or result.text)
             self.query_one(f"#legend-{i}", ColorLegend).set_map(cmap, name)
-            label = GATE_LABELS.get(name, {"c": "cell state c", "h": "hidden state h"}.get(name))
-            panel.border_title = label
+            label = GATE_LABELS.get(name) or PART_LABELS[result.variant].get(name)
+            panel.border_title = label or {"c": "cell state c", "h": "hidden state h"}[name]
             long, short = caption(name, result.cell, result.variant)
             panel.set_caption(long, short)
         self._names = names
@@ -161,6 +184,8 @@ class GatesView(SceneView):
             return r.h
         if name == "c":
             return r.c
+        if name in PARTS:
+            return self._parts[name]
         return r.gates[:, r.gate_names.index(name), :]
 
     def _unit(self) -> int:
@@ -180,11 +205,12 @@ class GatesView(SceneView):
         series = {
             name: Series(name, t, self._series(name)[:, unit], TRACE_COLORS[name])
             for name in self._names
+            if name not in PARTS
         }
         # Sigmoid gates share a fixed 0..1 axis; the candidate and the states a symmetric one
         # wide enough for c, which may grow past 1. Three curves a plot stay readable.
-        gates = [series[n] for n in self._names if n not in SIGNED and n not in ("c", "h")]
-        states = [series[n] for n in self._names if n in SIGNED or n in ("c", "h")]
+        gates = [s for n, s in series.items() if n not in SIGNED and n not in ("c", "h")]
+        states = [s for n, s in series.items() if n in SIGNED or n in ("c", "h")]
         top = max([1.0] + [float(np.max(np.abs(s.y[np.isfinite(s.y)]), initial=0)) for s in states])
         for key, shown, ylim in (("gates", gates, (0.0, 1.0)), ("states", states, (-top, top))):
             plot = self.query_one(f"#unit-{key}", SeriesPlot)
@@ -195,7 +221,7 @@ class GatesView(SceneView):
         self.query_one("#unit-panel", Panel).border_title = f"unit {unit} over time" + (
             f" ({clamped})" if clamped else ""
         )
-        for i in range(len(self._names)):  # a hidden panel's map (GRU: 4 of 6) waits
+        for i in range(N_PANELS):
             self.query_one(f"#map-{i}", Heatmap).set_cursor(unit)
 
     def show_values(self, values: Any) -> None:
@@ -211,9 +237,7 @@ class GatesView(SceneView):
         super().show_frame(frame)
         if self.result is None:
             return
-        # Only the shown maps: refreshing a hidden widget makes Textual rebuild its whole map of
-        # the screen's widgets (a GRU hides two of the six panels).
-        for i in range(len(self._names)):
+        for i in range(N_PANELS):
             self.query_one(f"#map-{i}", Heatmap).set_visible(frame)
         for key in ("gates", "states"):
             self.query_one(f"#unit-{key}", SeriesPlot).set_upto(frame)

@@ -19,7 +19,7 @@ from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
 from seqviz.ui.compat_plotext import build_grid, colors_to_ansi, set_size, theme_name
-from seqviz.ui.compat_textual import DirectLines
+from seqviz.ui.compat_textual import DirectLines, static_height
 from seqviz.ui.widgets.runs import RunLine, joined
 
 CIRCLE_COLOR = (120, 120, 120)
@@ -440,10 +440,6 @@ class EigenPlot(SafePlot):
         plt.yticks(ticks, [f"{t:g}" for t in ticks])
 
 
-def _word_lengths(text: Text) -> list[int]:
-    return [len(word) for word in text.plain.split(" ")]
-
-
 class PlotLegend(Static):
     """One line of coloured keys for the curves of a plot (kept off the plot area)."""
 
@@ -466,9 +462,12 @@ class PlotLegend(Static):
         shown = self._shown
         if shown is not None and text == shown:
             return
-        # Words of the same lengths wrap the same: then no layout pass (it would reflow the
-        # whole screen), e.g. when only a number in a label changed.
-        self.update(text, layout=shown is None or _word_lengths(text) != _word_lengths(shown))
+        # New keys that take as many lines at this width are repainted in place: a layout pass
+        # would reflow the whole screen (e.g. a model switch: i f o -> r z).
+        width = self.content_size.width
+        steady = shown is not None and width > 0 and self.display
+        steady = steady and static_height(self, text, width) == static_height(self, shown, width)
+        self.update(text, layout=not steady)
         self._shown = text
 
     def show_series(self, series: Sequence[Series]) -> None:

@@ -150,8 +150,11 @@ class Readout(Widget):
             self._relayout()
             return
         new = self._lines(width)
-        if len(new) != len(old):
+        if len(new) != len(old) and self._sized_by_lines():
             self._relayout()
+            return
+        if len(new) != len(old):
+            self.refresh()  # a height set by its CSS (e.g. 1fr) is not the lines': no layout
             return
         if width != old_width:
             self.refresh()
@@ -253,6 +256,10 @@ class Readout(Widget):
             return
         self._strips = None
         self._relayout()
+
+    def _sized_by_lines(self) -> bool:
+        height = self.styles.height
+        return height is None or height.is_auto
 
     def _relayout(self) -> None:
         """Lay the screen out again for this readout's new number of lines. Textual keeps a
