@@ -114,26 +114,40 @@ def vanishing(
     """Gradient norms flowing back through a tanh RNN and a linear one, per spectral radius."""
     if len(rhos) == 0:
         raise ValueError("give at least one spectral radius.")
+    rows = tuple(
+        vanishing_row(rho, hidden, steps, seed, input_scale, draw=i) for i, rho in enumerate(rhos)
+    )
+    return VanishingResult(hidden, steps, seed, float(input_scale), rows)
+
+
+def vanishing_row(
+    rho: float,
+    hidden: int = 64,
+    steps: int = 60,
+    seed: int = 0,
+    input_scale: float = 0.5,
+    draw: int = 0,
+    traces: tuple[Any, Any] | None = None,
+) -> VanishingRow:
+    """One row of ``vanishing``: lesson_rnn(rho, ..., draw) run as tanh and as linear.
+    ``traces``: the (tanh, linear) traces of exactly that network and input, if the caller has
+    them already (the scene's default run is the lesson's middle row)."""
+    if traces is None:
+        p, x = lesson_rnn(rho, hidden, steps, seed, input_scale, "tanh", draw=draw)
+        traces = (trace(p, x), trace(p.replace(nonlinearity="linear"), x))
+    tr, lin = traces
     ks = default_ks(steps) if steps > 1 else (0,)
-    rows = []
-    for i, rho in enumerate(rhos):
-        p, x = lesson_rnn(rho, hidden, steps, seed, input_scale, "tanh", draw=i)
-        tr = trace(p, x)
-        lin = trace(p.replace(nonlinearity="linear"), x)
-        norms = tr.grad_norms()
-        problems = [f"{name}: {o.describe()}" for name, o in
-                    (("tanh", tr.overflow), ("linear", lin.overflow)) if o is not None]  # fmt: skip
-        rows.append(
-            VanishingRow(
-                rho=float(rho),
-                ks=ks,
-                norms=tuple(float(norms[k]) for k in ks),
-                linear_norm=float(lin.grad_norms()[steps - 1]),
-                grad_norms=tuple(float(v) for v in norms),
-                overflow="; ".join(problems) or None,
-            )
-        )
-    return VanishingResult(hidden, steps, seed, float(input_scale), tuple(rows))
+    norms = tr.grad_norms()
+    problems = [f"{name}: {o.describe()}" for name, o in
+                (("tanh", tr.overflow), ("linear", lin.overflow)) if o is not None]  # fmt: skip
+    return VanishingRow(
+        rho=float(rho),
+        ks=ks,
+        norms=tuple(float(norms[k]) for k in ks),
+        linear_norm=float(lin.grad_norms()[steps - 1]),
+        grad_norms=tuple(float(v) for v in norms),
+        overflow="; ".join(problems) or None,
+    )
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ recompose of the footer, was work the launch paid for and the user never saw.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -178,3 +179,74 @@ async def test_a_footer_waiting_for_the_focus_shows_its_hints_when_told_to_stop_
         await pilot.pause()
         await pilot.pause()
         assert "quit" in " ".join(str(key.render()) for key in footer.children)
+
+
+def _styles(app: Any) -> dict[int, Any]:
+    """Every node's computed CSS (its own and its component classes') and its Rich style."""
+    return {
+        id(node): (
+            type(node).__name__,
+            node.id,
+            tuple(node.styles.base.css_lines),
+            tuple((k, tuple(v.base.css_lines)) for k, v in sorted(node._component_styles.items())),
+            str(node.rich_style),
+        )
+        for node in app.screen.walk_children(with_self=True)
+    }
+
+
+@pytest.mark.parametrize("scene, size", [("vanishing", SIZE), ("gates", (80, 24))])
+async def test_the_first_screen_is_styled_once_and_as_a_full_restyle_styles_it(
+    make_app, launched, monkeypatch, scene, size
+):
+    """Textual restyles a screen's every widget when the screen is shown (in case the CSS
+    changed while it was hidden); the first time, its widgets were styled moments before as
+    they were mounted. The launch skips that restyle, and the styles are what it would give."""
+    from seqviz.ui.compat_textual import RegionScreen
+
+    restyled: list[int] = []
+    original = RegionScreen.update_node_styles
+
+    def counting(self: RegionScreen, animate: bool = True) -> None:
+        restyled.append(sys._getframe(1).f_code.co_name == "_on_screen_resume")
+        original(self, animate)
+
+    monkeypatch.setattr(RegionScreen, "update_node_styles", counting)
+    app = make_app(scene, **launched)
+    async with app.run_test(size=size) as pilot:
+        await app.until_ready()
+        await pilot.pause()
+        assert True not in restyled  # restyled as shown: never (at 80x24 as it gets -compact)
+        before = _styles(app)
+        app.screen.update_node_styles(animate=False)
+        await pilot.pause()
+        assert _styles(app) == before
+
+
+async def test_the_first_frame_does_not_wait_for_the_screens_update_tick(
+    make_app, launched, monkeypatch
+):
+    """Once the app has settled, the first frame is drawn at once; waiting for the screen's
+    next update tick left the process idle for up to 1/60 s of the launch. Here the tick is
+    an hour away, so only a frame drawn at once is reported painted."""
+    import asyncio
+
+    import textual.screen
+
+    from seqviz.ui import app as app_module
+
+    monkeypatch.setattr(app_module, "FIRST_FRAME_HOLD", 60.0)
+    monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 3600.0)
+    app = make_app("vanishing", **launched)
+    updates: list[Any] = []
+    capture_updates(app, updates.append)
+    probe = _Probe(updates)
+    app._probe = probe
+    async with app.run_test(size=SIZE):
+        await app.until_ready()
+        for _ in range(400):  # a few seconds of the event loop, at most
+            if probe.painted_after:
+                break
+            await asyncio.sleep(0.01)
+        assert probe.painted_after, "the first frame waited for the update tick"
+        assert [type(u) for u in updates[: probe.painted_after[0]]] == [LayoutUpdate]

@@ -99,6 +99,35 @@ def test_vanishing_defaults_show_the_lessons_numbers():
     assert np.max(np.abs(r.eigenvalues)) == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize(
+    "settings, traces",
+    [({}, 6), ({"rho": 1.2, "draw": 3}, 6), ({"rho": 1.05}, 8), ({"seed": 1}, 8)],
+)
+def test_vanishing_reuses_its_run_when_it_is_a_row_of_the_lessons_table(
+    monkeypatch, settings, traces
+):
+    """The launch's first result (issue 16): the defaults are the table's middle row, so that
+    network is run once, not twice. The table is the same either way."""
+    from seqviz import experiments, scenes
+    from seqviz.core import trace
+
+    vanishing = scenes.get_scene("vanishing")
+    module = __import__("seqviz.scenes.vanishing", fromlist=["_lesson"])
+    ran: list[int] = []
+
+    def counting(*args, **kwargs):
+        ran.append(1)
+        return trace(*args, **kwargs)
+
+    monkeypatch.setattr(module, "_lesson", [])  # as in a new process: the table not made yet
+    monkeypatch.setattr(experiments, "trace", counting)
+    monkeypatch.setattr("seqviz.core.trace", counting)
+    r = vanishing.compute(vanishing.make(settings))
+    assert len(ran) == traces
+    table = experiments.vanishing()
+    assert r.lesson == tuple((row.rho, tuple(row.norms), row.linear_norm) for row in table.rows)
+
+
 def test_vanishing_rho_rescales_the_same_draw():
     scene = get_scene("vanishing")
     a = scene.compute(scene.make({"rho": 0.5}))

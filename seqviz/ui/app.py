@@ -218,6 +218,9 @@ class SeqvizApp(App[None]):
             return  # the app is closing: nothing to paint
         if self.is_running and self.screen_stack:
             self._release_first_frame()
+            # Drawn next, not at the screen's next update tick (up to 1/60 s later, spent idle):
+            # the app has settled, so this is the frame the tick would draw.
+            self.screen.call_next(self.screen._on_timer_update)
 
     def _poll_kernels(self) -> None:
         if self._kernel_status is not None and self._kernel_status.poll():

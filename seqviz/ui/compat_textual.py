@@ -279,6 +279,7 @@ INTERNALS = (
     ("textual.app.App", "_background_screens"),
     ("textual._styles_cache.StylesCache", "get_inner_outer"),
     ("textual._styles_cache.StylesCache", "clear"),
+    ("textual.screen.Screen", "_on_screen_resume"),
 )
 
 # attributes of live objects (not callables), checked on a running app in tests/test_compat.py:
@@ -289,7 +290,8 @@ INTERNALS = (
 # pass); Strip.divide caching ``[self]`` (install_strip_fix; test_compat.py); Footer._bindings_ready
 # and FooterKey.compact (ui/widgets/footer.py); Strip._crop_cache and rich's
 # Console._color_system (SpanChopsUpdate keeps a span's sent text per strip; test_gates_frames);
-# Static._render_markup (static_height; test_compat.py).
+# Static._render_markup (static_height; test_compat.py); ScreenResume.refresh_styles (RegionScreen
+# skips the first restyle; tests/test_first_frame.py).
 
 
 # --- input that ended the app (issue 10); Textual bugs, worked around here -------------------
@@ -616,6 +618,16 @@ class RegionScreen(Screen):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._compositor = RegionCompositor()
+        self._resumed = False
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Textual restyles every widget on a screen when it is shown, in case the CSS changed
+        while another screen was on top. The first time, the widgets were styled as they were
+        mounted, moments before (about 30 widgets, ~10 ms of the launch): not again. Textual's
+        own handler runs after this one."""
+        if not self._resumed:
+            event.refresh_styles = False
+        self._resumed = True
 
     def _compositor_refresh(self) -> None:
         """Textual renders an update even inside ``App.batch_update`` and then drops it
