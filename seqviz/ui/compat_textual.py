@@ -26,6 +26,7 @@ from textual.filter import ANSIToTruecolor
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets._footer import FooterKey as FooterKey  # not exported by textual.widgets
 
 
@@ -58,6 +59,26 @@ def static_height(widget: Any, content: Any, width: int) -> int:
         return 0
     markup = getattr(widget, "_render_markup", True)
     return int(visualize(widget, content, markup=markup).get_height(widget.styles, width))
+
+
+def set_title_line(widget: Any, title: Any) -> None:
+    """Set ``widget.border_title`` and repaint only the border's top line, where it is drawn.
+
+    Textual's setter repaints the whole widget: for a panel, every line of it, and the compositor
+    then takes every cell of it again. Its own refresh is held off (an instance attribute shadows
+    the method) while its setter turns the title into Content exactly as it does.
+    """
+    setter = Widget.__dict__["border_title"]
+    if not widget.is_mounted or not widget.outer_size:
+        setter.__set__(widget, title)
+        return
+    widget.refresh = lambda *args, **kwargs: widget
+    try:
+        setter.__set__(widget, title)
+    finally:
+        del widget.refresh
+    offset = widget.content_offset  # regions are relative to the content, the title is above it
+    widget.refresh(Region(-offset.x, -offset.y, widget.outer_size.width, 1))
 
 
 def render_screen(app: Any) -> Any:
@@ -291,7 +312,8 @@ INTERNALS = (
 # and FooterKey.compact (ui/widgets/footer.py); Strip._crop_cache and rich's
 # Console._color_system (SpanChopsUpdate keeps a span's sent text per strip; test_gates_frames);
 # Static._render_markup (static_height; test_compat.py); ScreenResume.refresh_styles (RegionScreen
-# skips the first restyle; tests/test_first_frame.py).
+# skips the first restyle; tests/test_first_frame.py); Widget.border_title's setter calling
+# self.refresh() (set_title_line; test_gates_frames compares a switch with a fresh screen).
 
 
 # --- input that ended the app (issue 10); Textual bugs, worked around here -------------------

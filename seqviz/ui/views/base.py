@@ -11,20 +11,24 @@ Views draw from the result only; they never compute anything heavy on the main t
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
-from seqviz.ui.compat_textual import static_height
+from seqviz.ui.compat_textual import set_title_line, static_height
+from seqviz.ui.widgets.kept import KeptLines
 
 
 class _Title:
-    """A panel's ``border_title`` that repaints only when it changes: Textual repaints the whole
-    panel, every line of its border, on each set, and views set their titles with each result."""
+    """A panel's ``border_title`` that repaints only when it changes, and then only its top line:
+    Textual repaints the whole panel, every line of its border, on each set, and views set their
+    titles with each result."""
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return _TEXTUAL_TITLE.__get__(obj, objtype)
@@ -33,23 +37,36 @@ class _Title:
         if obj.__dict__.get("_title_set", _UNSET) == title:
             return
         obj.__dict__["_title_set"] = title
-        _TEXTUAL_TITLE.__set__(obj, title)
+        set_title_line(obj, title)
 
 
 _TEXTUAL_TITLE: Any = Widget.__dict__["border_title"]
 _UNSET = object()
 
 
-class Caption(Static):
+@lru_cache(maxsize=256)
+def _markup(text: str) -> Content:
+    return Content.from_markup(text)
+
+
+class Caption(KeptLines, Static):
     """A panel's caption. Given the texts it will show (``reserve``), it takes the height of the
     tallest of them at every width, so that showing another of them is a repaint in place: a
     new height would be a layout pass of the whole screen."""
 
     def __init__(self, text: str, *, classes: str) -> None:
         super().__init__(text, classes=classes)
-        self.text = text
+        self.text: Any = text
         self._reserve: tuple[str, ...] = ()
         self._reserved: tuple[int, int] = (-1, 0)  # (width, the tallest text's lines)
+
+    def kept_key(self) -> str | None:
+        return self.text if isinstance(self.text, str) else None  # a Text may change in place
+
+    def update(self, content: Any = "", *, layout: bool = True) -> None:
+        self.text = content
+        # a caption's markup read once per text: a view sets its captions with each result
+        super().update(_markup(content) if isinstance(content, str) else content, layout=layout)
 
     def reserve(self, texts: tuple[str, ...]) -> None:
         if texts != self._reserve:
@@ -60,7 +77,6 @@ class Caption(Static):
         if text == self.text:
             return
         steady = self.text in self._reserve and text in self._reserve
-        self.text = text
         self.update(text, layout=not steady)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:

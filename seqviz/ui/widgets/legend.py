@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from seqviz.ui.widgets.colormap import NONFINITE, Colormap, diverging
+from seqviz.ui.widgets.kept import KeptLines
 
 
 def format_number(value: float) -> str:
@@ -18,7 +19,7 @@ def format_number(value: float) -> str:
     return f"{value:.0e}"
 
 
-class ColorLegend(Widget):
+class ColorLegend(KeptLines, Widget):
     """``lo ▇▇▇▇▇▇▇ hi  ▇ inf/nan`` with the quantity's name; log maps show powers of ten."""
 
     DEFAULT_CSS = """
@@ -40,6 +41,9 @@ class ColorLegend(Widget):
         self._cmap = cmap
         self._label = label
         self.refresh()
+
+    def kept_key(self) -> tuple[Colormap, str]:
+        return (self._cmap, self._label)
 
     def render(self) -> Text:
         cmap = self._cmap

@@ -1,0 +1,43 @@
+"""KeptLines: a widget keeps its drawn lines per what it shows, for content it shows again."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Any
+
+from textual.geometry import Region
+from textual.strip import Strip
+
+
+class KeptLines:
+    """Mixin (before the Widget class): ``render_lines`` keeps its lines per ``kept_key()`` (what
+    the widget shows), the crop, the size and the widget's style, for its last ``KEEP`` keys.
+
+    A view that switches between two contents (e.g. the gates scene's legends and captions for
+    an LSTM and a GRU) then draws each only once: Textual's own line cache is emptied with every
+    refresh. The style is in the key, so a theme change draws anew.
+    """
+
+    KEEP = 4
+
+    def kept_key(self) -> Hashable:
+        """What the widget shows; None: nothing to key on, draw as Textual does."""
+        raise NotImplementedError
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        widget: Any = self
+        shows = self.kept_key()
+        if shows is None:
+            return super().render_lines(crop)  # type: ignore[misc, no-any-return]
+        key = (shows, crop, widget.size, widget.visual_style)
+        kept: OrderedDict[Hashable, list[Strip]] = widget.__dict__.setdefault(
+            "_kept_lines", OrderedDict()
+        )
+        lines = kept.get(key)
+        if lines is None:
+            lines = super().render_lines(crop)  # type: ignore[misc]
+            kept[key] = lines
+            if len(kept) > self.KEEP:
+                kept.popitem(last=False)
+        return lines
