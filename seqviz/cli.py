@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
+import functools
 import importlib
 import re
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from seqviz.commands import UsageError
+
+if TYPE_CHECKING:
+    import argparse
 
 # Each module here has `register(subparsers)`, which adds one sub-command and sets `func`
 # (a callable taking the parsed args and returning an exit code). The modules stay light:
@@ -35,26 +39,32 @@ COMMAND_MODULES: tuple[str, ...] = (
 __all__ = ["COMMAND_MODULES", "UsageError", "build_parser", "main"]
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse whose errors are one sentence (UsageError) naming the option, with a hostile
-    value (10,000 characters) cut short instead of echoed whole."""
+@functools.cache
+def _parser_class() -> type[argparse.ArgumentParser]:
+    """argparse's parser, whose errors are one sentence (UsageError) naming the option, with a
+    hostile value (10,000 characters) cut short instead of echoed whole. Made on first use:
+    a bare `seqviz` parses nothing and does not import argparse."""
+    import argparse
 
-    def error(self, message: str) -> NoReturn:
-        from seqviz.limits import MAX_ECHO
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            from seqviz.limits import MAX_ECHO
 
-        def cut(match: re.Match[str]) -> str:
-            text = match.group(0)
-            return f"{text[:MAX_ECHO]}…' ({len(text) - 2} characters)"
+            def cut(match: re.Match[str]) -> str:
+                text = match.group(0)
+                return f"{text[:MAX_ECHO]}…' ({len(text) - 2} characters)"
 
-        message = re.sub(f"'[^']{{{MAX_ECHO + 1},}}'", cut, message)
-        message = re.sub(r"^argument ([^:]+): must", r"\1 must", message)
-        raise UsageError(f"{message.rstrip('.')}; see `{self.prog} --help`")
+            message = re.sub(f"'[^']{{{MAX_ECHO + 1},}}'", cut, message)
+            message = re.sub(r"^argument ([^:]+): must", r"\1 must", message)
+            raise UsageError(f"{message.rstrip('.')}; see `{self.prog} --help`")
+
+    return Parser
 
 
 def build_parser(commands: bool = True) -> argparse.ArgumentParser:
     """The command line; ``commands=False``: only the app's own options and no help (what
     `seqviz` with no command needs, without importing every command module)."""
-    parser = Parser(
+    parser = _parser_class()(
         prog="seqviz",
         add_help=commands,
         description="Watch recurrent networks think: hidden states, gates, gradients through "
@@ -78,18 +88,21 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
-def _launch_app(args: argparse.Namespace) -> int:
+def _launch_app(args: Any) -> int:
     from seqviz.commands.app import launch
 
     return launch(args)
 
 
-def _app_args(argv: Sequence[str] | None) -> argparse.Namespace | None:
+def _app_args(argv: Sequence[str] | None) -> Any:
     """The parsed options when ``argv`` only opens the app (no command, no --help), else None.
 
-    Opening the app is the launch users wait for: this skips importing the command modules.
+    Opening the app is the launch users wait for: this skips importing the command modules,
+    and with no arguments at all, argparse.
     Anything else (a command, --help, a bad option) goes to the full parser, which words it.
     """
+    if not (sys.argv[1:] if argv is None else argv):
+        return SimpleNamespace(scene=None, settings=[], weights=None)  # the parser's defaults
     try:
         args, rest = build_parser(commands=False).parse_known_args(argv)
     except UsageError:

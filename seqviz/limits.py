@@ -265,12 +265,13 @@ def check_output(path: str | os.PathLike[str], option: str = "--out") -> Path:
 def _option(check: Any, name: str, lo: Any, hi: Any) -> Any:
     """An argparse ``type=`` running ``check(text, option, lo, hi)``; argparse names the option
     and says "invalid <name> value" around the one-sentence reason."""
-    import argparse
 
     def parse(text: str) -> Any:
         try:
             return check(text.strip(), "the value", lo, hi)
         except LimitError as exc:
+            import argparse  # on first use: a bare `seqviz` never imports it
+
             raise argparse.ArgumentTypeError(str(exc).replace("the value ", "", 1)) from None
 
     parse.__name__ = name

@@ -121,3 +121,14 @@ def test_export_weights_pt(tmp_path):
     assert main(argv) == 0
     want, _ = module(torch.tensor(x))
     np.testing.assert_allclose(Trace.load(out).h, want.detach().numpy(), rtol=1e-12)
+
+
+def test_no_arguments_give_the_app_the_parsers_defaults():
+    """A bare `seqviz` skips argparse (launch time); what the app gets must be what parsing
+    no arguments gives, and a fresh list each time (the app may append to --set's)."""
+    from seqviz.cli import _app_args, build_parser
+
+    parsed, rest = build_parser(commands=False).parse_known_args([])
+    assert rest == [] and vars(_app_args([])) == vars(parsed)
+    assert _app_args([]).settings is not _app_args([]).settings
+    assert vars(_app_args(["--scene", "gates"]))["scene"] == "gates"  # anything else parses

@@ -94,6 +94,10 @@ def test_seqviz_imports_only_what_its_first_frame_needs():
         # the scene bar's titles come from the registry; a scene's module loads when first shown
         *(f"seqviz.scenes.{name}" for name in scene_names() if name != "vanishing"),
         "textual.drivers.web_driver",  # only `seqviz serve` uses it
+        "argparse",  # a bare `seqviz` has nothing to parse
+        "seqviz.ui.help",  # the help screen, the palette's providers and the export keys load
+        "seqviz.ui.palette",  # when first used
+        "seqviz.ui.export",
         "numba",
         "scipy",
         "torch",

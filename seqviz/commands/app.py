@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 
-def resolve(args: argparse.Namespace) -> tuple[str, Any]:
-    """(scene name, validated values) from the parsed arguments; ValueError in one line if bad."""
+def resolve(args: Any) -> tuple[str, Any]:
+    """(scene name, validated values) from the parsed arguments (argparse's, or cli's for no
+    arguments); ValueError in one line if bad."""
     from seqviz.scenes import get_scene
 
     weights = getattr(args, "weights", None)
@@ -32,7 +32,7 @@ def resolve(args: argparse.Namespace) -> tuple[str, Any]:
     return scene.name, values
 
 
-def launch(args: argparse.Namespace) -> int:
+def launch(args: Any) -> int:
     import gc
 
     from seqviz.commands.terminal import check_terminal, run_app

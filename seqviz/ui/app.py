@@ -30,7 +30,7 @@ from textual import events, on, work
 from textual.app import App, ComposeResult, ScreenStackError
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
-from textual.command import CommandPalette
+from textual.command import CommandPalette, Provider
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.timer import Timer
@@ -49,12 +49,9 @@ from seqviz.ui.compat_textual import (
     install_strip_fix,
     settle,
 )
-from seqviz.ui.export import ExportCommands, screenshot_action, trace_action
-from seqviz.ui.help import HelpScreen
 from seqviz.ui.kernel_status import KernelStatus
 from seqviz.ui.launch_probe import launch_probe
 from seqviz.ui.messages import ComputeFailed, TraceReady
-from seqviz.ui.palette import ParamCommands
 from seqviz.ui.playback import Playback, check_speed
 from seqviz.ui.status import param_hint, play_state, status_text
 from seqviz.ui.views.base import SceneView
@@ -74,12 +71,26 @@ THAW_INTERVAL = 1.0  # seconds: scene switches collect the old views at most thi
 YOUNG_OBJECTS = 20_000  # allocations between young collections while the app runs (Python: 700)
 
 
+# The palette's providers, the help screen and the export keys are imported when first used:
+# none of them is needed for the first frame.
+def _param_commands() -> type[Provider]:
+    from seqviz.ui.palette import ParamCommands
+
+    return ParamCommands
+
+
+def _export_commands() -> type[Provider]:
+    from seqviz.ui.export import ExportCommands
+
+    return ExportCommands
+
+
 class SeqvizApp(App[None]):
     """The seqviz terminal app. See the module docstring for the programmatic interface."""
 
     CSS_PATH = "app.tcss"
     TITLE = "seqviz"
-    COMMANDS = App.COMMANDS | {ParamCommands, ExportCommands}
+    COMMANDS = App.COMMANDS | {_param_commands, _export_commands}
     ENABLE_COMMAND_PALETTE = True
     # A maximised panel (key m) keeps the demo caption, the status line and the key hints.
     ALLOW_IN_MAXIMIZED_VIEW = "#banner, #status, FittingFooter"
@@ -790,6 +801,8 @@ class SeqvizApp(App[None]):
             self.set_scene(names[number - 1])
 
     def action_help(self) -> None:
+        from seqviz.ui.help import HelpScreen
+
         if isinstance(self.screen, HelpScreen):
             return
         # Installed once and reused: a popped installed screen is kept, not removed, which
@@ -811,9 +824,13 @@ class SeqvizApp(App[None]):
         `filename` and `path` are only accepted so the signature matches Textual's
         App.action_screenshot; they are ignored (the shots folder decides where files go).
         """
+        from seqviz.ui.export import screenshot_action
+
         screenshot_action(self)
 
     def action_save_trace(self) -> None:
+        from seqviz.ui.export import trace_action
+
         trace_action(self)
 
     def pop_screen(self) -> AwaitComplete:
