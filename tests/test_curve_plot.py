@@ -114,8 +114,9 @@ def test_binning_only_the_new_points_draws_what_binning_all_of_them_draws() -> N
         data = [_ugly(rng, 400) for _ in range(3)]
         shown = [5, 1, 0]  # points of each series on screen
         xlim, ylim, size, log_y = (0.0, 200.0), (0.01, 100.0), (48, 40), True
-        grown = CurvePlot(log_y=log_y)
+        grown, cell_plot = CurvePlot(log_y=log_y), CurvePlot(log_y=log_y)
         kept = 0  # draws where a series' bins were kept and took only its new points
+        unmoved = regrid = 0  # draws that moved no pixel: the last raster / grid reused
         for event, k in _script(rng):
             before = dict(grown._bins)
             if event == "grow":
@@ -148,4 +149,15 @@ def test_binning_only_the_new_points_draws_what_binning_all_of_them_draws() -> N
             assert got[2] == want[2], (seed, event)
             for a, b in zip(got[:2], want[:2], strict=True):
                 assert np.array_equal(a, b), (seed, event)
+            # the cells of a kept plot too (a grid whose raster did not move is handed out again)
+            drawn, grid = cell_plot._raster_out, cell_plot._grid_out
+            cell_plot.log_y = log_y
+            cell_plot.set_series(series, xlim=xlim, ylim=ylim)
+            cells = cell_plot.cells(size[0] // 2, size[1] // 4 + 3)
+            fresh = CurvePlot(log_y=log_y)
+            fresh.set_series(series, xlim=xlim, ylim=ylim)
+            assert cells == fresh.cells(size[0] // 2, size[1] // 4 + 3), (seed, event)
+            unmoved += cell_plot._raster_out is drawn
+            regrid += cells is grid
         assert kept > 100  # the kept bins were exercised, not only rebuilt
+        assert unmoved > 5 and regrid > 5  # and so were the kept raster and grid

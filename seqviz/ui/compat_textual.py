@@ -583,16 +583,21 @@ class RegionCompositor(Compositor):
             yield from super()._get_renders(crop)
             return
         left = list(regions)  # changed regions not yet covered by a widget in front
+        bound = Region.from_union(left)  # a widget off it overlaps none of them: one test
         for widget, (region, clip) in self.visible_widgets.items():  # front to back
             if not left:
                 return
             shown = region.intersection(clip)  # clip is the container's: the widget may be less
+            if not shown.overlaps(bound):
+                continue
             hits = [r for r in left if shown.overlaps(r)]
             if not hits:
                 continue
             # A region inside this widget gets all its cells from it: the widgets behind (its
             # panel, the view, the screen) need not render their cached lines for it.
             left = [r for r in left if not shown.contains_region(r)]
+            if left:
+                bound = Region.from_union(left)
             bands = _line_bands(hits)
             band = Region(shown.x, bands[0][0], shown.width, bands[-1][1] - bands[0][0])
             x, y, width, height = shown.intersection(band)

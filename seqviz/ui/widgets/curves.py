@@ -54,6 +54,13 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         self._frame: tuple[int, int, int, list[list[Cell]]] = (0, 1, 0, [])
         self._rows_drawn: dict[int, tuple[Any, list[Cell]]] = {}  # row -> (what, its cells)
         self._bins: dict[int, _Bins] = {}  # line series index -> its x bins, as last drawn
+        # What the last raster was drawn from, and what it drew: a result that moves no pixel
+        # (a new point that leaves its bin's mean on the same pixel row) redraws nothing.
+        self._raster_key: Any = None
+        self._raster_out: tuple[np.ndarray, np.ndarray, Marks] | None = None
+        self._lines: dict[int, tuple[bytes, np.ndarray, np.ndarray]] = {}  # i -> pixels, line
+        self._grid_key: Any = (None, None, None, None)
+        self._grid_out: list[list[Cell]] = []
 
     def set_series(self, series: Sequence[Series], *, xlim: tuple[float, float],
                    ylim: tuple[float, float] | None) -> None:  # fmt: skip
@@ -124,29 +131,44 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         y_lo, y_hi = self._y_span()
         with np.errstate(all="ignore"):
             row = np.rint((y_hi - t) / (y_hi - y_lo) * (ph - 1))
-        rows = np.where(good, np.clip(np.nan_to_num(row), 0, ph - 1), -1).astype(np.int64)
-        return col, rows
+        # nan at the top, +-inf clipped to the edges (np.nan_to_num's mapping, without its cost)
+        row = np.minimum(np.maximum(np.where(np.isnan(row), 0.0, row), 0), ph - 1)
+        return col, np.where(good, row, -1).astype(np.int64)
 
     def _raster(self, pw: int, ph: int) -> tuple[np.ndarray, np.ndarray, Marks]:
         """Braille bits (ph//4, pw//2), the series index colouring each cell (-1: none) and the
-        character markers {(row, col): series index}."""
+        character markers {(row, col): series index}. The same object as last time if every
+        series has the same pixels as then (the raster is a function of them alone)."""
+        self._bins = {i: b for i, b in self._bins.items() if i < len(self._series)}
+        pixels = []  # per series: (is a marker, pixel columns, pixel rows)
+        for i, s in enumerate(self._series):
+            marker = len(s.marker) == 1  # every point marks its cell
+            cols, rows = self._pixels(s, pw, ph, binned=not marker, index=i)
+            pixels.append((marker, cols, rows))
+        key = (pw, ph, tuple((m, c.tobytes(), r.tobytes()) for m, c, r in pixels))
+        if key == self._raster_key and self._raster_out is not None:
+            return self._raster_out
         bits = np.zeros((ph // 4, pw // 2), dtype=np.int64)
         owner = np.full(bits.shape, -1, dtype=np.int64)
         marks: Marks = {}
-        self._bins = {i: b for i, b in self._bins.items() if i < len(self._series)}
-        for i, s in enumerate(self._series):
-            if len(s.marker) == 1:  # every point marks its cell
-                cols, rows = self._pixels(s, pw, ph, binned=False)
+        lines = {}
+        for i, ((marker, cols, rows), (_, cb, rb)) in enumerate(zip(pixels, key[2], strict=True)):
+            if marker:
                 ok = rows >= 0
                 cells = np.unique((rows[ok] // 4) * (pw // 2) + cols[ok] // 2)
                 for r, c in zip(*np.divmod(cells, pw // 2), strict=True):
                     marks[(int(r), int(c))] = i
                 continue
-            cols, rows = self._pixels(s, pw, ph, binned=True, index=i)
-            px, py = _polyline(cols, rows)
+            line = self._lines.get(i)
+            if line is None or line[0] != cb + rb:  # the line's pixels moved: draw it again
+                line = (cb + rb, *_polyline(cols, rows))
+            lines[i] = line
+            px, py = line[1], line[2]
             if px.size:
                 np.bitwise_or.at(bits, (py // 4, px // 2), DOT_BITS[py % 4, px % 2])
                 owner[py // 4, px // 2] = i
+        self._lines = lines
+        self._raster_key, self._raster_out = key, (bits, owner, marks)
         return bits, owner, marks
 
     # --- the picture -------------------------------------------------------------------------
@@ -159,7 +181,11 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         self._data_area = (left, cw)
         styles = tuple(_styles(s.color) for s in self._series)
         markers = tuple(s.marker for s in self._series)
-        bits, owner, marks = self._raster(2 * cw, 4 * rows)
+        raster = self._raster(2 * cw, 4 * rows)
+        grid_key = (self._frame_key, styles, markers, raster)
+        if raster is self._grid_key[3] and grid_key == self._grid_key:  # nothing moved:
+            return self._grid_out  # the same grid, which the repaint passes over at once
+        bits, owner, marks = raster
         marked: dict[int, list[tuple[int, int]]] = {}
         for (r, c), i in sorted(marks.items()):
             marked.setdefault(r, []).append((c, i))
@@ -182,6 +208,7 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
                 grid[r] = line
             drawn[r] = (key, grid[r])
         self._rows_drawn = drawn
+        self._grid_key, self._grid_out = grid_key, grid
         return grid
 
     def _axes_frame(self, width: int, height: int) -> tuple[int, int, int, list[list[Cell]]]:
