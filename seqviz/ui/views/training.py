@@ -7,7 +7,6 @@ import time
 from typing import Any
 
 import numpy as np
-from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -292,11 +291,13 @@ class TrainingView(SceneView):
                 sample.append(" ")
             sample.append(word, style="bold underline" if t == r.key else "")
         sample.append(f"  → {r.classes[r.target]}", style="bold")
+        # Lines, not their Group: the Readout keeps the strips of the lines that stay (the
+        # header, the sample, the rates) and draws only the numbers that changed.
         if compact:
             answers = Text("  ".join(f"{c.cell.upper()} {_answer(r, c)}" for c in r.cells))
-            return Group(*lines, sample, answers)
+            return [*lines, sample, answers]
         lr = f"lr {r.lr:g} · clip {'off' if r.clip == 0 else f'{r.clip:g}'}"
-        return Group(*lines, Text(""), sample, Text(lr, style="dim"))
+        return [*lines, Text(""), sample, Text(lr, style="dim")]
 
 
 def _decades(series: list[Series]) -> tuple[float, float] | None:
