@@ -193,3 +193,104 @@ def test_number_tables_draw_as_rich_tables_do():
     header = (" k back  now tanh  rho 0.8  rho 1.0   rho 1.2 ", Style(bold=True))
     assert _drawn(table.renderable(80), 80)[0] == [header]
     assert isinstance(table.renderable(45), Table) and not isinstance(table.renderable(46), Table)
+
+
+def _count_workers(app) -> list:
+    """Record each compute handed to a Textual worker (finished workers leave app.workers)."""
+    started: list = []
+    original = app._compute
+    app._compute = lambda *args: (started.append(args), original(*args))[1]
+    return started
+
+
+async def _fast_scene(app, pilot, ready):
+    """Wait until the app waits for the current scene's compute in place (its last compute was
+    timed under FAST_COMPUTE; on a loaded machine a few more may be needed)."""
+    rhos = (1.05, 1.1)
+    for i in range(20):
+        if app._fast.get(app.scene.name) is not None:
+            return
+        app.set_param("rho", rhos[i % 2])
+        await ready(app, pilot)
+    raise AssertionError("the vanishing scene never computed under FAST_COMPUTE")
+
+
+async def test_a_fast_change_is_painted_once_with_its_result(make_app, ready):
+    """A change of a scene that computes fast starts no worker and paints nothing before its
+    result: the screen's first update shows the new value and the new result together (before,
+    the new value was painted alone while the worker started, the result in a later update)."""
+    from seqviz.ui.compat_textual import capture_updates, paint_now
+
+    app = make_app("vanishing")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        await _fast_scene(app, pilot, ready)
+        await paint_now(app)
+        updates: list = []
+        capture_updates(app, updates.append)
+        workers = _count_workers(app)
+        rho = 1.15 if app.values.rho != 1.15 else 1.2
+        app.set_param("rho", rho)
+        app.screen._on_timer_update()  # the screen's timer fires before the compute runs
+        assert updates == []  # the new value is not painted alone
+        await app.until_ready()
+        await paint_now(app)
+        assert updates  # (the screen's own timer may have painted part of it first)
+        assert workers == []  # no Textual worker was started for it
+        assert app.result.values.rho == rho
+        row = app.query_one("#param-rho")
+        heatmap = app.query_one("#h-heatmap")
+        painted = {y for y, _, _ in updates[0].spans}  # the first update has both
+        assert set(range(row.region.y, row.region.bottom)) <= painted
+        assert set(range(heatmap.region.y, heatmap.region.bottom)) & painted
+        assert f"{rho:g}" in str(row.render_line(0).text)
+
+
+async def test_a_change_slower_than_the_wait_arrives_as_a_message(make_app, ready, monkeypatch):
+    """If a compute takes longer than FAST_COMPUTE after all (a kernel compiling), the app
+    stops waiting, says "computing", shows the result when it comes, and sends the next change
+    to the worker."""
+    import seqviz.ui.app as app_module
+
+    app = make_app("vanishing")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        await _fast_scene(app, pilot, ready)
+        monkeypatch.setattr(app_module, "FAST_COMPUTE", 0.0)  # no compute is that fast
+        rho = 1.25 if app.values.rho != 1.25 else 1.3
+        workers = _count_workers(app)
+        app.set_param("rho", rho)
+        await ready(app, pilot)
+        assert app.result.values.rho == rho == app.values.rho
+        assert app._shown_generation == app._generation
+        assert "computing" not in str(app.query_one("#status").render())
+        assert workers == []
+        assert app.scene.name not in app._fast  # the next change goes to the worker
+        app.set_param("rho", 1.35)
+        await ready(app, pilot)
+        assert app.result.values.rho == 1.35
+        assert len(workers) == 1
+
+
+async def test_vanishing_readout_is_text_lines_unless_its_table_does_not_fit(make_app, ready):
+    """The readout is handed Text lines (each unchanged line's strips kept, new ones drawn
+    without rich's pipeline); too narrow for the table, it gets rich's shrinking table."""
+    from rich.console import Group
+    from rich.text import Text
+
+    app = make_app("vanishing", {"rho": 3.0, "nonlinearity": "linear", "steps": 1000})
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        assert app.result.overflow is not None  # the overflow line comes first
+        readout = app.query_one("#readout")
+        width = readout.size.width
+        lines = readout._builder(width)
+        assert isinstance(lines, list) and all(isinstance(t, Text) for t in lines)
+        assert lines[0].plain.startswith("overflow at step")
+        assert len(lines) == 1 + 1 + len(app.result.readout_steps) + 1  # overflow, header, rows
+        assert "rho 1.2" in lines[1].plain  # the lesson's columns
+        drawn = [strip.text for strip in readout._lines(width)]
+        assert drawn == [strip.text for strip in readout._draw(
+            Group(*lines), app.console_options.update(width=width, height=None),
+            readout.visual_style.rich_style, width)]  # fmt: skip
+        assert isinstance(readout._builder(12), Group)  # even one column does not fit in 12

@@ -49,6 +49,7 @@ from seqviz.ui.compat_textual import (
     install_strip_fix,
     settle,
 )
+from seqviz.ui.compute_job import ComputeJob
 from seqviz.ui.kernel_status import KernelStatus
 from seqviz.ui.launch_probe import launch_probe
 from seqviz.ui.messages import ComputeFailed, TraceReady
@@ -69,6 +70,7 @@ COMPILING = "compiling kernels (first launch only)…"
 FIRST_FRAME_HOLD = 1.0  # seconds the first paint may wait for the first result
 THAW_INTERVAL = 1.0  # seconds: scene switches collect the old views at most this often
 YOUNG_OBJECTS = 20_000  # allocations between young collections while the app runs (Python: 700)
+FAST_COMPUTE = 0.02  # seconds: a scene whose last compute took less is waited for in place
 
 
 # The palette's providers, the help screen and the export keys are imported when first used:
@@ -140,6 +142,7 @@ class SeqvizApp(App[None]):
         self.playback = Playback(self._scene_speed(first), follow_end=not autoplay)
         self._autoplay = autoplay
         self._generation = 0
+        self._fast: dict[str, int] = {}  # scene -> backend revision its last compute was fast at
         self._shown_generation = -1
         self._result: Any = None
         self._pending: TraceReady | None = None
@@ -524,8 +527,38 @@ class SeqvizApp(App[None]):
             self._stream = StreamControl(self.values)
             self._stream_done = False
             self.playback.playing = True
+        if self._stream is None and self._fast.get(self.scene.name) == backend.revision():
+            # After the changes already queued (a burst of keys computes only its last value);
+            # until then nothing is painted: the new value is painted with its result, once.
+            self._begin_batch()
+            self.call_later(self._compute_now, self._generation)
+            return
         self._compute(self._generation, self.scene, self.values, self._stream)
         self._update_status()
+
+    def _compute_now(self, generation: int) -> None:
+        """Compute a scene known to be fast (its last compute took less than FAST_COMPUTE, on
+        the same kernels) and show the result in this turn of the event loop: one paint with the
+        new value and its result, and no worker start or message in between (ComputeJob). If
+        it takes longer after all (a kernel compiling), the result comes as a message."""
+        try:
+            if generation == self._generation:  # else a newer change is queued behind this one
+                self._compute_and_show(generation)
+        finally:
+            self._end_batch()
+
+    def _compute_and_show(self, generation: int) -> None:
+        scene = self.scene
+        job = ComputeJob(self.post_message, generation, scene, self.values, backend.revision())
+        job.start()
+        message = job.wait(FAST_COMPUTE)
+        if isinstance(message, TraceReady):
+            self.on_trace_ready(message)
+        elif isinstance(message, ComputeFailed):
+            self.on_compute_failed(message)
+        else:
+            self._fast.pop(scene.name, None)  # slow now: the next change goes to the worker
+            self._update_status()  # "computing…"
 
     def restart(self) -> None:
         """Compute the current values again; a live scene starts over from scratch."""
@@ -542,19 +575,28 @@ class SeqvizApp(App[None]):
         if control is not None:
             control.watch(lambda: worker.is_cancelled or generation != self._generation)
         results = scene.results(values, control)  # a generator: close() ends a stream early
+        start, revision = time.perf_counter(), backend.revision()
         try:
             for result in results:
+                # a single result's compute time tells whether the next can be waited for
+                cost = None if scene.stream else (time.perf_counter() - start, revision)
                 if worker.is_cancelled or generation != self._generation:
                     break
                 if control is not None:
                     control.delivered(result)
-                self.post_message(TraceReady(generation, scene.name, values, result))
+                self.post_message(TraceReady(generation, scene.name, values, result, cost))
         except Exception as exc:  # a bad combination must show as text, never crash the app
             self.post_message(ComputeFailed(generation, f"{type(exc).__name__}: {exc}"))
         finally:
             results.close()
 
     def on_trace_ready(self, message: TraceReady) -> None:
+        if message.cost is not None:
+            seconds, revision = message.cost
+            if seconds < FAST_COMPUTE:
+                self._fast[message.scene_name] = revision
+            else:
+                self._fast.pop(message.scene_name, None)
         if message.generation != self._generation:
             return  # stale: parameters changed while it was computing
         self._pending = message

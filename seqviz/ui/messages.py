@@ -10,12 +10,15 @@ from textual.message import Message
 class TraceReady(Message):
     """A worker finished computing ``result`` for ``values`` of ``scene_name``."""
 
-    def __init__(self, generation: int, scene_name: str, values: Any, result: Any) -> None:
+    def __init__(self, generation: int, scene_name: str, values: Any, result: Any,
+                 cost: tuple[float, int] | None = None) -> None:  # fmt: skip
         super().__init__()
         self.generation = generation
         self.scene_name = scene_name
         self.values = values
         self.result = result
+        self.cost = cost
+        """(seconds the compute took, the kernel backend's revision then), if it was timed."""
 
     def can_replace(self, message: Message) -> bool:
         # A newer result makes an older one still in the queue worthless.

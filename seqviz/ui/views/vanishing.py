@@ -194,7 +194,7 @@ class VanishingView(SceneView):
                 table.add_row(f"{k}", self._at(r.norms, k), *lesson)
             table.add_row(f"lin {last}", self._at(r.norms_linear, last),
                           *(sci(lin) for _, _, lin in r.lesson))  # fmt: skip
-            parts.append(table.renderable(width))
+            parts.append(table)
         elif not self.screen.has_class("-compact"):  # a narrow panel: this run's column only
             table = NumberTable()
             table.add_column("k back")
@@ -202,9 +202,17 @@ class VanishingView(SceneView):
             for k in ks:
                 table.add_row(f"{k}", self._at(r.norms, k))
             table.add_row(f"lin {last}", self._at(r.norms_linear, last))
-            parts.append(table.renderable(width))
+            parts.append(table)
         else:  # two lines: this run's norms, then the linear net's
             pairs = "  ".join(f"{k} {self._at(r.norms, k)}" for k in ks)
             parts.append(Text(f"now {SHORT[name]}: {pairs}"))
             parts.append(Text(f"lin {last} {self._at(r.norms_linear, last)}"))
-        return Group(*parts)
+        # Text lines: the readout redraws only the lines that changed, without rich's pipeline.
+        lines: list[Text] = []
+        for part in parts:
+            texts = part.texts(width) if isinstance(part, NumberTable) else [part]
+            if texts is None:  # a table too wide for its room: rich shrinks it
+                return Group(*(p.renderable(width) if isinstance(p, NumberTable) else p
+                               for p in parts))  # fmt: skip
+            lines.extend(texts)
+        return lines

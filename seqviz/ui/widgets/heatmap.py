@@ -24,6 +24,7 @@ TICK_STYLE = Style(color="#9e9e9e")
 MIN_PLOT = 8  # narrower than this, the unit labels give their columns back to the map
 HALF = 1 << 16  # colour bins are int16: a cell's style key is top * HALF + bottom + 1
 STRIP_CACHE = 1024  # drawn lines kept per heatmap (line, edge); a replay draws none anew
+RUNS_MADE = 20_000  # run segments kept for reuse by (colour key, length)
 
 
 def gutter_width(width: int, label_width: int, axes: bool = True) -> int:
@@ -88,6 +89,7 @@ class Heatmap(DirectLines, Widget):
         self._row_map = np.zeros(0, dtype=np.int64)
         self._col_map = np.zeros(0, dtype=np.int64)
         self._styles: dict[int, Style] = {}  # _style_of's key -> style
+        self._runs_made: dict[tuple[int, int], Segment] = {}  # (key, run length) -> segment
         self._paint_size = Size(0, 0)
         self._label_line_now = False
 
@@ -102,6 +104,7 @@ class Heatmap(DirectLines, Widget):
         same = old is not None and old.shape == bins.shape and cmap == self._cmap
         if cmap != self._cmap:
             self._styles.clear()
+            self._runs_made.clear()
         self._cmap = cmap
         visible, self._visible = self._visible, array.shape[1]
         if not same or visible != self._visible or self._shown_edge() is None:
@@ -317,7 +320,9 @@ class Heatmap(DirectLines, Widget):
             keys = bins[self._row_map[top_i], cols].astype(np.int64) * HALF  # (cells,)
             if bottom_i < n_half:
                 keys += bins[self._row_map[bottom_i], cols] + 1
-            runs = RunLine.repeated(UPPER_HALF, keys, self._style_of)
+            if len(self._runs_made) > RUNS_MADE:
+                self._runs_made.clear()
+            runs = RunLine.repeated(UPPER_HALF, keys, self._style_of, self._runs_made)
         self._lines[y] = runs
         return runs
 

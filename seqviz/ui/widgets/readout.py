@@ -77,12 +77,19 @@ class NumberTable:
         return table
 
     def renderable(self, width: int) -> RenderableType:
+        texts = self.texts(width)
+        return self.rich_table() if texts is None else Group(*texts)
+
+    def texts(self, width: int) -> list[Text] | None:
+        """The table's lines (the header first) if it fits ``width``, else None. A readout
+        given a list of lines keeps each unchanged line's strips and draws the new ones without
+        rich's render pipeline (``Readout._text_lines``)."""
         widths = [
             max([cell_len(header)] + [cell_len(row[i]) for row in self.rows])
             for i, (header, _, _) in enumerate(self.columns)
         ]
         if sum(widths) + 2 * len(widths) > width:
-            return self.rich_table()
+            return None
         right = [justify == "right" for _, justify, _ in self.columns]
 
         def line(cells: tuple[str, ...], styles: list[str]) -> Text:
@@ -94,8 +101,7 @@ class NumberTable:
 
         headers = tuple(header for header, _, _ in self.columns)
         styles = [style for _, _, style in self.columns]
-        body = [line(row, styles) for row in self.rows]
-        return Group(line(headers, ["bold"] * len(headers)), *body)
+        return [line(headers, ["bold"] * len(headers)), *(line(row, styles) for row in self.rows)]
 
 
 class Readout(Widget):

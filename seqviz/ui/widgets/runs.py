@@ -53,19 +53,25 @@ class RunLine:
 
     @classmethod
     def repeated(cls, char: str, keys: np.ndarray, style_of: Callable[[int], Style | None],
-                 ) -> RunLine:  # fmt: skip
+                 made: dict[tuple[int, int], Segment] | None = None) -> RunLine:  # fmt: skip
         """Cell ``x`` is ``char`` in the style of the integer key ``keys[x]`` (# (cells,)):
-        ``from_cells`` with the runs found by NumPy instead of a comparison per cell."""
+        ``from_cells`` with the runs found by NumPy instead of a comparison per cell.
+        ``made``: segments already made, by (key, run length), shared while ``char`` and
+        ``style_of`` stay the same (a new map's runs are mostly ones seen before)."""
         n = len(keys)
         if not n:
             return cls([], [])
         cuts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
         ends = [*cuts.tolist(), n]
         firsts = keys[np.concatenate(([0], cuts))].tolist()
+        made = {} if made is None else made
         segments = []
         start = 0
         for end, key in zip(ends, firsts, strict=True):
-            segments.append(Segment(char * (end - start), style_of(key)))
+            segment = made.get((key, end - start))
+            if segment is None:
+                segment = made[key, end - start] = Segment(char * (end - start), style_of(key))
+            segments.append(segment)
             start = end
         return cls(segments, ends)
 

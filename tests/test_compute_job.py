@@ -1,0 +1,54 @@
+"""ComputeJob: a computation the app waits for in place, or gets later as a message."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+from seqviz.ui.compute_job import ComputeJob
+from seqviz.ui.messages import ComputeFailed, TraceReady
+
+
+def _scene(compute):
+    return SimpleNamespace(name="fake", compute=compute)
+
+
+def test_a_job_done_within_the_wait_is_handed_back_and_not_posted():
+    posted = []
+    job = ComputeJob(posted.append, 7, _scene(lambda values: values * 2), 21, revision=3)
+    job.start()
+    message = job.wait(10.0)
+    assert isinstance(message, TraceReady)
+    assert (message.generation, message.scene_name, message.values, message.result) == (
+        7, "fake", 21, 42)  # fmt: skip
+    seconds, revision = message.cost
+    assert 0 <= seconds < 10.0 and revision == 3
+    assert posted == []  # the app has it: posting it too would show it twice
+
+
+def test_a_job_slower_than_the_wait_posts_its_result_once_when_done():
+    release = threading.Event()
+    posted: list = []
+    done = threading.Event()
+
+    def slow(values):
+        release.wait(10.0)
+        return "late"
+
+    job = ComputeJob(lambda m: (posted.append(m), done.set()), 1, _scene(slow), None, revision=0)
+    job.start()
+    assert job.wait(0.01) is None  # not done: the app goes on without it
+    release.set()
+    assert done.wait(10.0)
+    assert len(posted) == 1 and isinstance(posted[0], TraceReady) and posted[0].result == "late"
+
+
+def test_an_error_comes_back_as_one_sentence_not_an_exception():
+    def bad(values):
+        raise ValueError("rho must be positive")
+
+    job = ComputeJob(lambda m: None, 2, _scene(bad), None, revision=0)
+    job.start()
+    message = job.wait(10.0)
+    assert isinstance(message, ComputeFailed) and message.generation == 2
+    assert message.error == "ValueError: rho must be positive"
