@@ -72,11 +72,15 @@ def set_title_line(widget: Any, title: Any) -> None:
     if not widget.is_mounted or not widget.outer_size:
         setter.__set__(widget, title)
         return
+    own = widget.__dict__.get("refresh")  # a refresh of its own (e.g. a test's spy) stays
     widget.refresh = lambda *args, **kwargs: widget
     try:
         setter.__set__(widget, title)
     finally:
-        del widget.refresh
+        if own is None:
+            del widget.refresh
+        else:
+            widget.refresh = own
     offset = widget.content_offset  # regions are relative to the content, the title is above it
     widget.refresh(Region(-offset.x, -offset.y, widget.outer_size.width, 1))
 
