@@ -21,6 +21,7 @@ from rich.segment import Segment
 from textual import events
 from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate, LayoutUpdate
 from textual.await_complete import AwaitComplete
+from textual.cache import FIFOCache
 from textual.command import CommandList, CommandPalette
 from textual.filter import ANSIToTruecolor
 from textual.geometry import Region
@@ -391,12 +392,45 @@ def _divide_without_cycle(original: Any) -> Any:
     return divide
 
 
+# Strip's seven result caches (attribute -> size), as Textual's Strip.__init__ makes them.
+STRIP_CACHES = {"_divide_cache": 4, "_crop_cache": 16, "_style_cache": 16, "_filter_cache": 4,
+                "_line_length_cache": 4, "_crop_extend_cache": 4, "_offsets_cache": 4}  # fmt: skip
+
+
+def _lazy_strip_init(self: Any, segments: Any, cell_length: int | None = None) -> None:
+    """Strip.__init__ without its seven caches: each is made when first used (``_lazy_cache``).
+
+    Textual makes seven FIFOCaches for every strip. Most strips are used once (a line of a
+    frame, a crop, a filtered copy) and never touch them: in a first-play frame of the gates
+    scene the caches were a third of the objects a frame left for the garbage collector
+    (292 of 820 a frame), and making them about a tenth of the frame's time."""
+    self._segments = list(segments)
+    self._cell_length = cell_length
+    self._render_cache = None
+    self._link_ids = None
+    self._cell_count = None
+
+
+def _lazy_cache(self: Any, name: str) -> Any:
+    """Strip.__getattr__: a cache slot not set yet gets its empty cache now."""
+    size = STRIP_CACHES.get(name)
+    if size is None:
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    cache = FIFOCache(size)
+    setattr(self, name, cache)
+    return cache
+
+
 def install_strip_fix() -> None:
-    """Apply ``_divide_without_cycle`` (idempotent); SeqvizApp's module calls it on import."""
+    """Apply ``_divide_without_cycle`` and the lazy caches (idempotent); SeqvizApp's module
+    calls it on import."""
     from textual.strip import Strip
 
     if not getattr(Strip.divide, "_seqviz_acyclic", False):
         Strip.divide = _divide_without_cycle(Strip.divide)  # type: ignore[method-assign]
+    if Strip.__init__ is not _lazy_strip_init and set(STRIP_CACHES) <= set(Strip.__slots__):
+        Strip.__init__ = _lazy_strip_init  # type: ignore[method-assign]
+        Strip.__getattr__ = _lazy_cache  # type: ignore[attr-defined]
 
 
 # the private names seqviz relies on here: (owner, attribute)
@@ -544,6 +578,25 @@ def _runs(lines: list[int]) -> list[tuple[int, int]]:
     return runs
 
 
+# Region.overlaps and Region.contains_region, without their lru_caches: a frame's changed regions
+# are new each frame, so every test was a cache miss that kept a new key (a tuple of two
+# regions) alive in Textual's caches: about 300 objects a frame for the garbage collector.
+def _overlaps(a: Region, b: Region) -> bool:
+    x, y, w, h = a
+    ox, oy, ow, oh = b
+    x2, y2, ox2, oy2 = x + w, y + h, ox + ow, oy + oh
+    return ((x2 > ox >= x) or (x2 > ox2 > x) or (ox < x and ox2 >= x2)) and (
+        (y2 > oy >= y) or (y2 > oy2 > y) or (oy < y and oy2 >= y2)
+    )
+
+
+def _contains(a: Region, b: Region) -> bool:
+    x1, y1, w, h = a
+    ox, oy, ow, oh = b
+    x2, y2 = x1 + w, y1 + h
+    return x2 >= ox >= x1 and y2 >= oy >= y1 and x2 >= ox + ow >= x1 and y2 >= oy + oh >= y1
+
+
 class RegionCompositor(Compositor):
     """Textual's compositor, but a partial update renders only the widgets that a changed region
     touches, and only their changed lines; a full update renders only the lines of each widget
@@ -592,14 +645,14 @@ class RegionCompositor(Compositor):
             if not left:
                 return
             shown = region.intersection(clip)  # clip is the container's: the widget may be less
-            if not shown.overlaps(bound):
+            if not _overlaps(shown, bound):
                 continue
-            hits = [r for r in left if shown.overlaps(r)]
+            hits = [r for r in left if _overlaps(shown, r)]
             if not hits:
                 continue
             # A region inside this widget gets all its cells from it: the widgets behind (its
             # panel, the view, the screen) need not render their cached lines for it.
-            left = [r for r in left if not shown.contains_region(r)]
+            left = [r for r in left if not _contains(shown, r)]
             if left:
                 bound = Region.from_union(left)
             bands = _line_bands(hits)
@@ -675,6 +728,51 @@ class RegionScreen(Screen):
             # (a screen refresh, a skipped batch render) is done by it, not once more afterwards.
             self._repaint_required = False
         super()._compositor_refresh()
+
+
+def refresh_lines(widget: Any, *regions: Region) -> None:
+    """``widget.refresh(*regions)``, with the screen told at once instead of through the widget's
+    own message queue.
+
+    Textual's refresh posts a Prompt to the widget; its message loop then runs an Idle event
+    whose handler posts an Update to the screen, which adds the widget to the screen's dirty
+    widgets. An animation frame refreshes about ten widgets (the gates scene: four to six maps,
+    two plots, the readout), so each frame woke ten message loops for that hop alone (about a
+    third of a first-play frame's time outside the paint). Here the widget's regions are marked
+    dirty and the widget is added to the screen's dirty widgets directly, which is what that
+    hop ends in. Anything else pending on the widget (a layout, styles, a scroll) takes
+    Textual's path, as does a widget not shown on the current screen.
+    """
+    screen = getattr(widget, "_parent", None) and _shown_screen(widget)
+    if (
+        screen is None
+        or widget._layout_required
+        or widget._refresh_styles_required
+        or widget._scroll_required
+        or widget._recompose_required
+    ):
+        widget.refresh(*regions)
+        return
+    # What Widget.refresh does for a repaint, then what its Idle handler and the screen's
+    # Update handler do.
+    widget._layout_cache.clear()
+    widget._set_dirty(*regions)
+    widget.clear_cached_dimensions()
+    widget._rich_style_cache.clear()
+    screen._dirty_widgets.add(widget)
+    screen.check_idle()
+
+
+def _shown_screen(widget: Any) -> Any:
+    """The widget's screen if the widget is mounted, shown and its screen is laid out (in its
+    own compositor, as Screen._on_update requires), else None."""
+    if not widget.is_mounted or widget._closing or not widget.display:
+        return None
+    try:
+        screen = widget.screen
+    except Exception:  # NoScreen: being removed
+        return None
+    return screen if screen in screen._compositor else None
 
 
 class DirectLines:

@@ -11,7 +11,7 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from seqviz.ui.compat_textual import DirectLines
+from seqviz.ui.compat_textual import DirectLines, refresh_lines
 from seqviz.ui.widgets.axes import TIME_STEPS, UNIT_STEPS, axis_ticks, cell_of
 from seqviz.ui.widgets.colormap import Colormap, diverging
 from seqviz.ui.widgets.runs import RunLine
@@ -144,7 +144,7 @@ class Heatmap(DirectLines, Widget):
         # step numbers or the labels): an animation frame repaints those columns alone.
         lo, hi = sorted((before[0], after[0]))
         if hi > lo:
-            self.refresh(Region(self._gutter_width + lo, 0, hi - lo, self._map_lines()))
+            refresh_lines(self, Region(self._gutter_width + lo, 0, hi - lo, self._map_lines()))
 
     def _shown_edge(self) -> tuple[int, bool] | None:
         """The map cell where the shown columns end (from the end: start), in the last paint's

@@ -19,7 +19,7 @@ from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
 from seqviz.ui.compat_plotext import build_grid, colors_to_ansi, set_size, theme_name
-from seqviz.ui.compat_textual import DirectLines, static_height
+from seqviz.ui.compat_textual import DirectLines, refresh_lines, static_height
 from seqviz.ui.widgets.runs import RunLine, joined
 
 CIRCLE_COLOR = (120, 120, 120)
@@ -273,7 +273,7 @@ class SeriesPlot(SeriesAxes, SafePlot):
         lo, hi = max(0, lo - 1), hi + 1
         pictures = self._cut_pictures
         if pictures is None:
-            self.refresh(Region(lo, 0, hi - lo, self._paint_height))
+            refresh_lines(self, Region(lo, 0, hi - lo, self._paint_height))
             return
         # Of those columns, only the lines where a curve has a point there change: the others
         # show the same axes and blanks in the full and the empty picture.
@@ -284,7 +284,7 @@ class SeriesPlot(SeriesAxes, SafePlot):
             if f.cells(lo, hi) != e.cells(lo, hi)
         ]
         if lines:
-            self.refresh(*(Region(lo, y, hi - lo, 1) for y in lines))
+            refresh_lines(self, *(Region(lo, y, hi - lo, 1) for y in lines))
 
     def _cut(self) -> int | None:
         """The column where this frame is cut between the full and the empty picture, at the

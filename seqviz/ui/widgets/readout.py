@@ -15,6 +15,8 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from seqviz.ui.compat_textual import refresh_lines
+
 
 def sci(value: float) -> str:
     """The lesson's number format (6.5e-01); inf/nan spelled out."""
@@ -169,7 +171,7 @@ class Readout(Widget):
             Region(0, y, width, 1) for y, (a, b) in enumerate(zip(old, new, strict=True)) if a != b
         ]
         if changed:
-            self.refresh(*changed)
+            refresh_lines(self, *changed)
 
     def _lines(self, width: int) -> list[Strip]:
         # The lines are drawn over the widget's style: a new one (a theme change) draws them anew
