@@ -234,3 +234,138 @@ async def test_static_height_is_the_height_a_layout_gives_a_static():
         assert static.size.height == compat_textual.static_height(static, text, width) > 1
         assert compat_textual.static_height(static, "[b]ab[/b]" * 4, width) == 1  # markup read
         assert compat_textual.static_height(static, text, 0) == 0
+
+
+# --- what a first-play frame no longer makes (issue 16, gates) -----------------------------------
+def test_a_strip_makes_textuals_caches_only_when_one_is_used():
+    """Strips make their seven FIFOCaches lazily: the same caches, of Textual's sizes, holding
+    what Textual's would; a strip that is only drawn makes none."""
+    import gc
+
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.cache import FIFOCache
+    from textual.strip import Strip
+
+    compat_textual.install_strip_fix()
+    assert set(compat_textual.STRIP_CACHES) <= set(Strip.__slots__)
+    strip = Strip([Segment("abc", Style(bold=True)), Segment("defg")])
+    for name in compat_textual.STRIP_CACHES:  # none made yet
+        with pytest.raises(AttributeError):
+            object.__getattribute__(strip, name)
+    assert strip.crop(1, 5) is strip.crop(1, 5)  # cached, as Textual caches it
+    assert strip.crop(1, 5).text == "bcde"
+    assert isinstance(strip._crop_cache, FIFOCache) and strip._crop_cache._maxsize == 16
+    red = Style(color="red")
+    assert strip.apply_style(red) is strip.apply_style(red)
+    assert [s.text for s in strip.divide([3, 7])] == ["abc", "defg"]
+    assert strip.divide([3, 7]) is strip.divide([3, 7])
+    with pytest.raises(AttributeError):
+        strip.no_such_attribute  # noqa: B018
+    gc.collect()
+    before = sum(isinstance(o, FIFOCache) for o in gc.get_objects())
+    kept = [Strip([Segment("x" * 5)], 5) for _ in range(100)]
+    after = sum(isinstance(o, FIFOCache) for o in gc.get_objects())
+    assert len(kept) == 100 and after - before < 10  # Textual made 700
+
+
+def test_the_compositors_region_tests_agree_with_textuals():
+    """RegionCompositor tests regions without Region's lru_caches; same answers."""
+    import random
+
+    from textual.geometry import Region
+
+    rng = random.Random(16)
+    for _ in range(3000):
+        a = Region(rng.randint(0, 20), rng.randint(0, 20), rng.randint(0, 12), rng.randint(0, 12))
+        b = Region(rng.randint(0, 20), rng.randint(0, 20), rng.randint(0, 12), rng.randint(0, 12))
+        assert compat_textual._overlaps(a, b) == a.overlaps(b), (a, b)
+        assert compat_textual._contains(a, b) == a.contains_region(b), (a, b)
+
+
+def test_a_cursor_move_is_sent_as_rich_writes_it():
+    from rich.control import Control
+
+    for x, y in ((0, 0), (5, 3), (159, 49), (3, 200)):
+        assert compat_textual._move_to(x, y) == Control.move_to(x, y).segment.text
+        assert compat_textual._move_to(x, y) == Control.move_to(x, y).segment.text  # kept
+
+
+async def test_a_direct_repaint_reaches_the_screen_in_the_next_update():
+    """``refresh_lines`` marks the lines and tells the screen at once: the very next screen
+    update sends them, with no message hop through the widget. A widget not shown, or one
+    waiting for a layout, takes Textual's own refresh."""
+    from rich.segment import Segment
+    from textual.app import App, ComposeResult
+    from textual.geometry import Region
+    from textual.strip import Strip
+    from textual.widget import Widget
+
+    class Lines(Widget):
+        DEFAULT_CSS = "Lines { height: 3; }"
+        text = "before"
+
+        def render_line(self, y: int) -> Strip:
+            return Strip([Segment(f"{self.text} {y}")]).extend_cell_length(self.size.width)
+
+    class Two(App[None]):
+        def get_default_screen(self):
+            return compat_textual.RegionScreen(id="_default")
+
+        def compose(self) -> ComposeResult:
+            yield Lines(id="a")
+            yield Lines(id="b")
+
+    app = Two()
+    async with app.run_test(size=(20, 6)) as pilot:
+        await compat_textual.paint_now(app, pilot)
+        mirror = compat_textual.ScreenMirror.of_strips(compat_textual.full_render(app), 20)
+        compat_textual.capture_updates(app, mirror.apply)
+        a, b = app.query_one("#a", Lines), app.query_one("#b", Lines)
+        a.text = "after"
+        refreshed = []
+        a.refresh = lambda *r, **k: refreshed.append(r)  # type: ignore[method-assign]
+        compat_textual.refresh_lines(a, Region(0, 1, 20, 1))
+        assert refreshed == []  # not through Textual's refresh
+        app.screen._on_timer_update()  # the next screen update, nothing else run before it
+        shown = [line.rstrip() for line in mirror.text().splitlines()]
+        assert shown[:3] == ["before 0", "after 1", "before 2"]
+        b.display = False
+        await compat_textual.paint_now(app, pilot)
+        assert not compat_textual.repaint_directly(b)  # hidden: Textual decides
+        b.refresh(layout=True)
+        b.display = True
+        assert not compat_textual.repaint_directly(b)  # a layout is pending
+
+
+async def test_the_direct_paths_colours_follow_the_ancestors_styles():
+    """DirectLines keeps its background colours until a style of the widget or of an ancestor
+    changes: an ancestor's new background reaches the next paint."""
+    from textual.app import App, ComposeResult
+    from textual.containers import Vertical
+
+    from seqviz.ui.widgets.heatmap import Heatmap
+
+    class Nest(App[None]):
+        def compose(self) -> ComposeResult:
+            with Vertical(id="outer"):
+                with Vertical(id="inner"):
+                    yield Heatmap(id="map")
+
+    app = Nest()
+    async with app.run_test(size=(30, 8)) as pilot:
+        heatmap = app.query_one(Heatmap)
+        await pilot.pause()
+        assert heatmap._direct_background() == heatmap.background_colors
+        outer = app.query_one("#outer")
+        outer.styles.background = "red"
+        await pilot.pause()
+        assert heatmap._direct_background() == heatmap.background_colors
+        assert heatmap._direct_background()[1].rgb == (255, 0, 0)
+        app.query_one("#inner").styles.background = "blue 50%"
+        await pilot.pause()
+        assert heatmap._direct_background() == heatmap.background_colors
+        assert heatmap._direct_background()[1].rgb == (127, 0, 127)  # blue half over red
+        heatmap.styles.padding = (0, 1)
+        await pilot.pause()
+        assert heatmap._direct_background() is None  # Textual's pass draws the padding

@@ -54,7 +54,7 @@ from seqviz.ui.kernel_status import KernelStatus
 from seqviz.ui.launch_probe import launch_probe
 from seqviz.ui.messages import ComputeFailed, TraceReady
 from seqviz.ui.playback import Playback, check_speed
-from seqviz.ui.status import param_hint, play_state, status_text
+from seqviz.ui.status import StatusLine, param_hint, play_state, status_text
 from seqviz.ui.views.base import SceneView
 from seqviz.ui.widgets.controls import ParamChanged, ParamFocused, ParamPanel, ParamRow
 from seqviz.ui.widgets.footer import FittingFooter
@@ -182,7 +182,7 @@ class SeqvizApp(App[None]):
                 yield Static(notice, id="notice")
                 yield Vertical(id="view-slot")
         yield Static("", id="banner")
-        yield Static("", id="status")
+        yield StatusLine("", id="status")
         footer = FittingFooter()
         footer.waits_for_focus = True  # the first parameter row takes the focus as it mounts
         yield footer

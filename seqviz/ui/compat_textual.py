@@ -416,7 +416,7 @@ def _lazy_cache(self: Any, name: str) -> Any:
     size = STRIP_CACHES.get(name)
     if size is None:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-    cache = FIFOCache(size)
+    cache: FIFOCache[Any, Any] = FIFOCache(size)
     setattr(self, name, cache)
     return cache
 
@@ -517,6 +517,21 @@ def _render_cells(strip: Any, start: int, end: int, console: Any) -> tuple[int, 
     return kept
 
 
+_MOVES: dict[int, str] = {}
+
+
+def _move_to(x: int, y: int) -> str:
+    """``Control.move_to(x, y).segment.text``, kept per cell: building the Control (a Segment,
+    a tuple of codes, a join) for every span of every frame cost more than sending it."""
+    key = y * 65536 + x
+    text = _MOVES.get(key)
+    if text is None:
+        if len(_MOVES) > 100_000:
+            _MOVES.clear()
+        text = _MOVES[key] = Control.move_to(x, y).segment.text
+    return text
+
+
 class SpanChopsUpdate(ChopsUpdate):
     """Textual's partial update, but each span is sent from its own first cell.
 
@@ -531,7 +546,7 @@ class SpanChopsUpdate(ChopsUpdate):
     def render_segments(self, console: Any) -> str:
         sequences: list[str] = []
         append = sequences.append
-        move_to = Control.move_to
+        move_to = _move_to
         chops, chop_ends = self.chops, self.chop_ends
         last_y = self.spans[-1][0]
         for y, x1, x2 in self.spans:
@@ -540,10 +555,10 @@ class SpanChopsUpdate(ChopsUpdate):
                     continue
                 if x < x1 or end > x2:
                     first, sent = _render_cells(strip, max(0, x1 - x), min(end, x2) - x, console)
-                    append(move_to(x + first, y).segment.text)
+                    append(move_to(x + first, y))
                     append(sent)
                     continue
-                append(move_to(x, y).segment.text)
+                append(move_to(x, y))
                 append(strip.render(console))
             if y != last_y:
                 append("\n")
@@ -731,19 +746,26 @@ class RegionScreen(Screen):
 
 
 def refresh_lines(widget: Any, *regions: Region) -> None:
-    """``widget.refresh(*regions)``, with the screen told at once instead of through the widget's
-    own message queue.
+    """``widget.refresh(*regions)``, with the screen told at once (``repaint_directly``)."""
+    if not repaint_directly(widget, *regions):
+        widget.refresh(*regions)
+
+
+def repaint_directly(widget: Any, *regions: Region) -> bool:
+    """Mark the regions of the widget (all of it if none) for the next paint and tell the
+    screen at once, instead of through the widget's own message queue; False (nothing done)
+    where Textual's refresh must do it.
 
     Textual's refresh posts a Prompt to the widget; its message loop then runs an Idle event
     whose handler posts an Update to the screen, which adds the widget to the screen's dirty
-    widgets. An animation frame refreshes about ten widgets (the gates scene: four to six maps,
-    two plots, the readout), so each frame woke ten message loops for that hop alone (about a
-    third of a first-play frame's time outside the paint). Here the widget's regions are marked
-    dirty and the widget is added to the screen's dirty widgets directly, which is what that
-    hop ends in. Anything else pending on the widget (a layout, styles, a scroll) takes
-    Textual's path, as does a widget not shown on the current screen.
+    widgets. An animation frame repaints about ten widgets (the gates scene: four to six maps,
+    two plots, the readout, the status line), so each frame woke ten message loops for that
+    hop alone, and a widget whose Update came late was painted in a second screen update.
+    Here the widget's regions are marked dirty and the widget is added to the screen's dirty
+    widgets directly, which is what that hop ends in. Anything else pending on the widget (a
+    layout, styles, a scroll) takes Textual's path, as does a widget not shown on its screen.
     """
-    screen = getattr(widget, "_parent", None) and _shown_screen(widget)
+    screen = _shown_screen(widget)
     if (
         screen is None
         or widget._layout_required
@@ -751,8 +773,7 @@ def refresh_lines(widget: Any, *regions: Region) -> None:
         or widget._scroll_required
         or widget._recompose_required
     ):
-        widget.refresh(*regions)
-        return
+        return False
     # What Widget.refresh does for a repaint, then what its Idle handler and the screen's
     # Update handler do.
     widget._layout_cache.clear()
@@ -761,12 +782,13 @@ def refresh_lines(widget: Any, *regions: Region) -> None:
     widget._rich_style_cache.clear()
     screen._dirty_widgets.add(widget)
     screen.check_idle()
+    return True
 
 
 def _shown_screen(widget: Any) -> Any:
     """The widget's screen if the widget is mounted, shown and its screen is laid out (in its
     own compositor, as Screen._on_update requires), else None."""
-    if not widget.is_mounted or widget._closing or not widget.display:
+    if widget._parent is None or not widget.is_mounted or widget._closing or not widget.display:
         return None
     try:
         screen = widget.screen
@@ -793,9 +815,29 @@ class DirectLines:
     # new segments (a line's cost again). Such a widget skips that filter.
     TRUECOLOR = False
 
+    _direct_styles: tuple[tuple[Any, ...], Any] | None = None  # (styles key, colours or None)
+
     def _direct_background(self) -> Any:
         """(base background, background) if the direct path draws this widget as Textual's
         pass would, else None."""
+        widget: Any = self
+        if widget.auto_links:  # the hover style changes with the mouse, not with the styles
+            hover = widget.hover_style
+            if hover._link_id and hover._meta and "@click" in hover.meta:
+                return None
+        # The rest depends only on the styles of the widget and its ancestors (the colours
+        # blend theirs, the opacity multiplies theirs): computed again only when one of them
+        # changes, as Textual's own visual_style is (walking them was a tenth of a heatmap's
+        # frame).
+        key = tuple((id(node), node.styles._cache_key) for node in widget.ancestors_with_self)
+        kept = self._direct_styles
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        colors = self._direct_colors()
+        self._direct_styles = (key, colors)
+        return colors
+
+    def _direct_colors(self) -> Any:
         widget: Any = self
         styles = widget.styles
         if widget.BLANK or any(styles.gutter) or styles.tint.a or styles.text_opacity != 1.0:
@@ -804,10 +846,6 @@ class DirectLines:
             return None
         if styles.has_rule("hatch") and styles.hatch != "none":
             return None
-        if widget.auto_links:
-            hover = widget.hover_style
-            if hover._link_id and hover._meta and "@click" in hover.meta:
-                return None
         if widget.opacity != 1.0:
             return None
         return widget.background_colors

@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual.widgets import Static
+
+from seqviz.ui.compat_textual import repaint_directly
 
 OVERFLOW_STYLE = "bold #ff2bd6"
 
@@ -47,3 +50,16 @@ def status_text(
     elif hint:
         parts.append(Text(hint, style="dim"))
     return Text("  │  ").join(p for p in parts if p.plain)
+
+
+class StatusLine(Static):
+    """The status line: a Static whose repaints (a new frame label every animation frame) go to
+    the screen at once (``repaint_directly``), in the same screen update as the frame's maps
+    and plots, not one message hop later (that hop often made a second screen update)."""
+
+    def refresh(self, *regions: Any, repaint: bool = True, layout: bool = False,
+                recompose: bool = False) -> StatusLine:  # fmt: skip
+        if repaint and not layout and not recompose and repaint_directly(self, *regions):
+            return self
+        super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+        return self
