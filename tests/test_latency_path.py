@@ -247,7 +247,7 @@ async def test_a_fast_change_is_painted_once_with_its_result(make_app, ready):
 
 
 async def test_a_change_slower_than_the_wait_arrives_as_a_message(make_app, ready, monkeypatch):
-    """If a compute takes longer than FAST_COMPUTE after all (a kernel compiling), the app
+    """If a compute takes longer than FAST_WAIT after all (a kernel compiling), the app
     stops waiting, says "computing", shows the result when it comes, and sends the next change
     to the worker."""
     import seqviz.ui.app as app_module
@@ -256,7 +256,8 @@ async def test_a_change_slower_than_the_wait_arrives_as_a_message(make_app, read
     async with app.run_test(size=(160, 50)) as pilot:
         await ready(app, pilot)
         await _fast_scene(app, pilot, ready)
-        monkeypatch.setattr(app_module, "FAST_COMPUTE", 0.0)  # no compute is that fast
+        monkeypatch.setattr(app_module, "FAST_WAIT", 0.0)  # no compute is that fast
+        monkeypatch.setattr(app_module, "FAST_COMPUTE", 0.0)
         rho = 1.25 if app.values.rho != 1.25 else 1.3
         workers = _count_workers(app)
         app.set_param("rho", rho)

@@ -70,7 +70,8 @@ COMPILING = "compiling kernels (first launch only)…"
 FIRST_FRAME_HOLD = 1.0  # seconds the first paint may wait for the first result
 THAW_INTERVAL = 1.0  # seconds: scene switches collect the old views at most this often
 YOUNG_OBJECTS = 20_000  # allocations between young collections while the app runs (Python: 700)
-FAST_COMPUTE = 0.02  # seconds: a scene whose last compute took less is waited for in place
+FAST_COMPUTE = 0.01  # seconds: a scene whose last compute took less is waited for in place,
+FAST_WAIT = 0.02  # for at most this long (twice as long: a scene near the bar does not flip)
 
 
 # The palette's providers, the help screen and the export keys are imported when first used:
@@ -540,7 +541,8 @@ class SeqvizApp(App[None]):
         """Compute a scene known to be fast (its last compute took less than FAST_COMPUTE, on
         the same kernels) and show the result in this turn of the event loop: one paint with the
         new value and its result, and no worker start or message in between (ComputeJob). If
-        it takes longer after all (a kernel compiling), the result comes as a message."""
+        it takes longer than FAST_WAIT after all (a kernel compiling), the result comes as a
+        message."""
         try:
             if generation == self._generation:  # else a newer change is queued behind this one
                 self._compute_and_show(generation)
@@ -551,7 +553,7 @@ class SeqvizApp(App[None]):
         scene = self.scene
         job = ComputeJob(self.post_message, generation, scene, self.values, backend.revision())
         job.start()
-        message = job.wait(FAST_COMPUTE)
+        message = job.wait(FAST_WAIT)
         if isinstance(message, TraceReady):
             self.on_trace_ready(message)
         elif isinstance(message, ComputeFailed):
