@@ -35,3 +35,22 @@ def test_the_report_names_every_number():
     text = format_launch(result)
     for shown in ("1.50 s", "2.00 s", "30.00 s", "0.50 s", "0.70 s", "0.30 s", "median of 3"):
         assert shown in text
+
+
+@pytest.mark.slow
+def test_q_right_after_the_first_frame_ends_the_app_within_seconds():
+    # A lecturer who quits at once: q lands while the kernels still load in the background.
+    # Measured at load 6-7 (48 launches): 0.6-1.5 s from q to the end; 5 s is a generous bound.
+    for _ in range(3):
+        times = launch_once(None, quit_at_first_frame=True, timeout=300)
+        assert times["first_frame"] is not None and times["usable"] is None
+        assert times["quit"] is not None and times["quit"] < 5.0, times
+
+
+@pytest.mark.slow
+def test_the_harness_reads_the_screen_while_q_ends_the_app():
+    # The app's last frame and exit sequences (~20 KB) fill an unread pty: the harness once
+    # stopped reading at q, the app's write blocked, and 4 of 8 launches needed a terminate.
+    for _ in range(3):
+        times = launch_once(None, wait_kernels=False, timeout=300)
+        assert times["quit"] is not None and times["quit"] < 5.0, times
