@@ -51,6 +51,8 @@ def launch(args: Any) -> int:
 
         app = SeqvizApp(scene=scene_name, values=asdict(values), warm_kernels=True)
         app.after_first_frame(gc.enable)
-        return run_app(app)
+        code = run_app(app)
+        gc.freeze()  # the process ends now: its last collection need not walk the whole heap
+        return code
     finally:
         gc.enable()
