@@ -185,3 +185,25 @@ async def test_the_gates_readout_follows_the_unit_at_the_same_frame(make_app):
         await app.until_ready()
         await paint_now(app, pilot)
         assert values_line() == first
+        await paint_now(app, pilot)
+        assert values_line() == first
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_every_readout_takes_the_direct_path_and_draws_what_textual_draws(size, make_app):
+    # Readouts skip Textual's line pass (DirectLines): in every scene with one (the training
+    # scene's only while it trains, left out), each readout's lines are what Textual's own
+    # pass draws, over the panel's background, at a full and a small screen.
+    scenes = ["gates", "inside", "vanishing", "dynamics", "memory", "gradflow", "tagging",
+              "seq2seq"]  # fmt: skip
+    app = make_app(scenes[0])
+    async with app.run_test(size=size) as pilot:
+        for scene in scenes:
+            app.set_scene(scene)
+            await app.until_ready()
+            await paint_now(app, pilot)
+            readouts = [r for r in app.query(Readout) if r.size.area]
+            assert readouts, scene
+            for readout in readouts:
+                assert readout._direct_background() is not None, (scene, readout.id)
+                assert drawn(readout) == _textualdrawn(readout), (scene, readout.id)

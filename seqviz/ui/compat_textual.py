@@ -786,15 +786,17 @@ def repaint_directly(widget: Any, *regions: Region) -> bool:
 
 
 def _shown_screen(widget: Any) -> Any:
-    """The widget's screen if the widget is mounted, shown and its screen is laid out (in its
-    own compositor, as Screen._on_update requires), else None."""
+    """The app's current screen if the widget is mounted and on it, in the compositor's map of
+    the widgets it shows (so that screen is laid out, as Screen._on_update requires), else None.
+    Looked up in that map rather than by walking the widget's ancestors (``widget.screen``):
+    a frame asks for every widget it repaints."""
     if widget._parent is None or not widget.is_mounted or widget._closing or not widget.display:
         return None
     try:
-        screen = widget.screen
-    except Exception:  # NoScreen: being removed
+        screen = widget.app.screen
+    except Exception:  # no app or no screen: closing
         return None
-    return screen if screen in screen._compositor else None
+    return screen if widget in screen._compositor.visible_widgets else None
 
 
 class DirectLines:

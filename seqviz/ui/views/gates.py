@@ -15,7 +15,7 @@ from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.legend import ColorLegend
 from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
-from seqviz.ui.widgets.readout import Readout, steady_height, wrapped_lines
+from seqviz.ui.widgets.readout import Readout, wrapped_lines
 
 N_PANELS = 6  # LSTM: i f g o c h; GRU: r z n, then h's two parts and h
 CAPTIONS = {
@@ -174,7 +174,8 @@ class GatesView(SceneView):
             long, short = caption(name, result.cell, result.variant)
             panel.set_caption(long, short)
         self._names = names
-        self._values_height: dict[tuple[int, int], int] = {}  # (width, unit) -> lines
+        # (width, unit) -> lines of the values line after each step (t = -1 first)
+        self._values_lines: dict[tuple[int, int], list[int]] = {}
         self._show_unit()
         self.query_one("#gates-readout", Readout).set_builder(self._readout, self._readout_key)
 
@@ -300,12 +301,13 @@ class GatesView(SceneView):
         # The cursor unit's values now, padded to the most lines they take in any frame: the
         # same height in every frame, as a new height would re-lay the screen out.
         key = (width, unit)
-        if key not in self._values_height:
-            frames = ([self._values_line(t, unit)] for t in range(-1, r.T))
-            self._values_height[key] = steady_height(frames, width)
+        lines = self._values_lines.get(key)
+        if lines is None:  # wrapped once per result, width and unit, not every frame
+            lines = [wrapped_lines([self._values_line(t, unit)], width) for t in range(-1, r.T)]
+            self._values_lines[key] = lines
         t = min(self.frame, r.T) - 1
         values = [self._values_line(t, unit)]
-        blank = self._values_height[key] - wrapped_lines(values, width)
+        blank = max(lines) - lines[t + 1]
         parts += values + [Text("") for _ in range(blank)]
         if self._clamped():
             parts.append(Text(self._clamped() + f" (this model has {r.hidden} units)",

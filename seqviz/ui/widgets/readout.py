@@ -15,7 +15,7 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from seqviz.ui.compat_textual import refresh_lines
+from seqviz.ui.compat_textual import DirectLines, refresh_lines
 
 
 def sci(value: float) -> str:
@@ -106,7 +106,7 @@ class NumberTable:
         return [line(headers, ["bold"] * len(headers)), *(line(row, styles) for row in self.rows)]
 
 
-class Readout(Widget):
+class Readout(DirectLines, Widget):
     """Shows whatever ``builder(width)`` returns (a renderable, or a list of Text lines, drawn
     as their Group; each line's strips are kept while it stays the same, so a frame that
     changes a few lines draws only those); rebuilt on resize so nothing is cut off.
@@ -115,7 +115,8 @@ class Readout(Widget):
     height; so new numbers cost one Rich render, and a layout pass of the screen only when the
     number of lines changes. A builder given a ``key`` (what its output depends on besides the
     width, e.g. the frame) has its drawn lines kept per key, so a frame shown again is not drawn
-    anew; a new builder forgets them.
+    anew; a new builder forgets them. Its lines go to the screen without Textual's line pass
+    (DirectLines) where that pass would not change them.
     """
 
     DEFAULT_CSS = """
