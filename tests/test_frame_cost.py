@@ -207,3 +207,16 @@ async def test_every_readout_takes_the_direct_path_and_draws_what_textual_draws(
             for readout in readouts:
                 assert readout._direct_background() is not None, (scene, readout.id)
                 assert drawn(readout) == _textualdrawn(readout), (scene, readout.id)
+
+
+async def test_a_readout_with_no_width_draws_nothing_and_does_not_fail() -> None:
+    """A screen squeezed to nothing gives a readout width 0: its lines (handed as Texts, which
+    rich cannot wrap to width 0) are none, not an error that ends the app (the 10,000-key fuzz
+    test met it in the Training scene)."""
+    readout = Readout()
+    async with Host(readout).run_test(size=(30, 4)) as pilot:
+        readout.set_builder(lambda width: [Text("cell  acc loss |g| >=90% at", style="bold")])
+        await pilot.pause()
+        assert readout.render_line(0).text.startswith("cell")
+        assert readout._lines(0) == []
+        assert readout.render_line(0).text.startswith("cell")  # its lines at its width kept

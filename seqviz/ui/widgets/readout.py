@@ -175,6 +175,8 @@ class Readout(DirectLines, Widget):
             refresh_lines(self, *changed)
 
     def _lines(self, width: int) -> list[Strip]:
+        if width <= 0:  # squeezed to nothing: no lines (rich cannot wrap text to width 0)
+            return []
         # The lines are drawn over the widget's style: a new one (a theme change) draws them anew
         # (keyed on the style itself, not the theme's name, which changes before the styles do).
         style = self.visual_style
