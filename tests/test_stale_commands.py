@@ -115,3 +115,31 @@ async def test_a_row_change_queued_behind_a_scene_switch_is_not_applied_to_the_n
         await pilot.pause()
         await ready(app, pilot)
         assert app.values.seed == 1 and app._values["vanishing"].seed == 1
+
+
+async def test_the_theme_picker_and_command_lists_open_the_safe_palette(make_app, ready):
+    """The palette's "Change theme" opens Textual's own palette unless told otherwise; closed
+    twice in one burst, that one ended the app (InvalidStateError, 10,000-key test)."""
+    from textual.command import SimpleCommand
+
+    from seqviz.ui.compat_textual import SafeCommandPalette
+
+    app = make_app("vanishing")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(app, pilot)
+        app.action_change_theme()
+        await pilot.pause()
+        palette = app.screen
+        assert isinstance(palette, SafeCommandPalette)
+
+        def twice() -> None:  # inside the app's loop, as two Escapes in one burst run it
+            palette.dismiss()
+            palette.dismiss()
+
+        palette.call_next(twice)
+        await pilot.pause()
+        await pilot.pause()
+        assert app.is_running and len(app.screen_stack) == 1
+        app.search_commands([SimpleCommand("a command", lambda: None, "help")])
+        await pilot.pause()
+        assert isinstance(app.screen, SafeCommandPalette)

@@ -21,7 +21,7 @@ import asyncio
 import gc
 import importlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ from textual import events, on, work
 from textual.app import App, ComposeResult, ScreenStackError
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
-from textual.command import CommandPalette, Provider
+from textual.command import CommandListItem, CommandPalette, Provider
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.timer import Timer
@@ -796,6 +796,28 @@ class SeqvizApp(App[None]):
         still registered under that id (DuplicateIds ended the app)."""
         if self.use_command_palette and not isinstance(self.screen, CommandPalette):
             self.push_screen(SafeCommandPalette())
+
+    def search_themes(self) -> None:
+        """Textual's theme picker (the palette's "Change theme"), in the palette that survives a
+        burst of keys: Textual's own palette, closed twice, ended the app (10,000-key test)."""
+        from textual.theme import ThemeProvider
+
+        self.push_screen(
+            SafeCommandPalette(providers=[ThemeProvider], placeholder="Search for themes…")
+        )
+
+    def search_commands(
+        self, commands: Sequence[CommandListItem], placeholder: str = "Search for commands…"
+    ) -> Any:
+        """Textual's list of commands, in the same safe palette as the others."""
+        from textual.command import SimpleProvider
+
+        return self.push_screen(
+            SafeCommandPalette(  # an instance, as Textual passes it (its annotation says a type)
+                providers=[SimpleProvider(self.screen, list(commands))],  # type: ignore[list-item]
+                placeholder=placeholder,
+            )
+        )
 
     def action_maximize_panel(self) -> None:
         """Fill the screen with one panel (the one under the mouse, else the first), or restore."""
