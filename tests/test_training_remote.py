@@ -130,3 +130,37 @@ def test_stream_control_rests_only_while_paused_without_steps():
     assert control.last == "r"
     control.cancel()
     assert control.take(5) == 0 and control.try_take(5) == 0
+
+
+SCRIPT_WITHOUT_GUARD = """
+import sys
+from seqviz.training.race import RaceConfig
+from seqviz.training.remote import RemoteTrainer
+
+with open(sys.argv[1], "a") as marker:  # at import: a second run of this script shows here
+    marker.write("ran\\n")
+trainer = RemoteTrainer(RaceConfig(task="copy", lag=3, cells=("rnn",), hidden=8, seed=3))
+try:
+    trainer.send(1, 0.01, 1.0)
+    print("step", trainer.receive().step)
+finally:
+    trainer.close()
+"""
+
+
+@pytest.mark.slow
+def test_a_main_script_without_a_guard_is_not_run_again_in_the_trainer(tmp_path):
+    # multiprocessing runs the parent's main script again in a forkserver child: one without
+    # an `if __name__ == "__main__"` guard (a wrapper around seqviz's cli) then ran a second
+    # benchmark in the trainer's place, and the parent waited for a chunk forever.
+    import subprocess
+    import sys
+
+    script, marker = tmp_path / "launch.py", tmp_path / "marker"
+    script.write_text(SCRIPT_WITHOUT_GUARD)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    done = subprocess.run([sys.executable, str(script), str(marker)], capture_output=True,
+                          text=True, timeout=180, env=env, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["step", "1"]
+    assert marker.read_text() == "ran\n"

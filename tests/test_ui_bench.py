@@ -170,3 +170,62 @@ def test_the_scene_option_names_a_scene_and_goes_with_ui(capsys):
     assert "unknown scene 'nope'; the scenes are vanishing" in capsys.readouterr().err
     assert main(["bench", "--scene", "gates"]) == 2
     assert "use it with --ui" in capsys.readouterr().err
+
+
+def _stopped(monkeypatch, receive):
+    """The BenchStopped a Training-only bench ends with when the trainer's ``receive`` is this;
+    bounded here too, so a bench that waits forever fails the test instead of hanging it."""
+    import asyncio
+
+    from seqviz.training.remote import RemoteTrainer
+
+    _tiny(monkeypatch, bench.SCENES)
+    monkeypatch.setattr(bench, "STALL_S", 3.0)
+    monkeypatch.setattr(RemoteTrainer, "receive", receive)
+    with pytest.raises(bench.BenchStopped) as stopped:
+        asyncio.run(asyncio.wait_for(bench._measure(7, ("training",)), 120))
+    return str(stopped.value)
+
+
+def test_a_trainer_that_never_answers_stops_the_bench_naming_the_stage(monkeypatch, capsys):
+    import time
+
+    def never(self, cancelled=lambda: False):
+        while not cancelled():
+            time.sleep(0.02)
+        return None
+
+    message = _stopped(monkeypatch, never)
+    assert message == ("the UI bench stalled at the training scene's first result: nothing was "
+                       "drawn for 3 s.")  # fmt: skip
+    from seqviz.cli import main
+
+    assert main(["bench", "--ui", "--quick", "--scene", "training"]) == 1
+    assert capsys.readouterr().err == f"seqviz: error: {message}\n"
+
+
+def test_a_trainer_that_ends_stops_the_bench_with_its_error(monkeypatch):
+    from seqviz.training.remote import TrainerGone
+
+    def gone(self, cancelled=lambda: False):
+        raise TrainerGone("the training process ended unexpectedly (exit code 1).")
+
+    message = _stopped(monkeypatch, gone)
+    assert message.startswith("the UI bench stopped at the training scene's first result: ")
+    assert "the training process ended unexpectedly (exit code 1)." in message
+
+
+def test_a_wait_that_times_out_stops_the_bench_naming_the_stage():
+    import asyncio
+    from types import SimpleNamespace
+
+    async def waits():
+        raise TimeoutError("the live scene's stream did not come to rest")
+
+    frames = SimpleNamespace(painted=0, stage="the training scene's frames while paused")
+    with pytest.raises(bench.BenchStopped) as stopped:
+        asyncio.run(bench._watched(frames, waits()))
+    assert str(stopped.value) == (
+        "the UI bench timed out at the training scene's frames while paused: the live scene's "
+        "stream did not come to rest."
+    )

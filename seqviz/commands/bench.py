@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from seqviz.commands import UsageError
 
@@ -64,7 +65,13 @@ def run(args: argparse.Namespace) -> int:
             if name not in scene_names():
                 raise UsageError(f"unknown scene {name!r}; the scenes are "
                                  f"{', '.join(scene_names())}")  # fmt: skip
-        return int(run_ui_bench(json=args.json, quick=args.quick, scenes=scenes) or 0)
+        from seqviz.ui.bench import BenchStopped
+
+        try:
+            return int(run_ui_bench(json=args.json, quick=args.quick, scenes=scenes) or 0)
+        except BenchStopped as exc:  # a stage stalled or its scene failed: one sentence
+            print(f"seqviz: error: {exc}", file=sys.stderr)
+            return 1
     if args.scene:
         raise UsageError("--scene selects scenes of the UI benchmark: use it with --ui")
     if args.training:
@@ -86,7 +93,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     import os
     import subprocess
-    import sys
 
     # A fresh interpreter with one BLAS thread: the comparison is per core (seqviz's kernels are
     # serial), and the thread count is read when the BLAS library loads, which may have happened

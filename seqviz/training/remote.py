@@ -18,6 +18,8 @@ import multiprocessing.resource_tracker
 import os
 import sys
 import threading
+import types
+from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -63,6 +65,22 @@ def _helpers_running() -> None:
             multiprocessing.resource_tracker.ensure_running()
 
 
+@contextlib.contextmanager
+def _main_left_out() -> Iterator[None]:
+    """Keep the parent's ``__main__`` out of the child while it starts. multiprocessing runs
+    the parent's main script again in a forkserver or spawn child (as ``__mp_main__``) before
+    the target; a script without an ``if __name__ == "__main__"`` guard (a lecturer's own
+    launcher, a wrapper around ``seqviz.cli.main``) would then start a second app or benchmark
+    in the trainer's place, and the parent would wait for a chunk forever. `serve` and its
+    config need nothing from ``__main__``. Called under ``_starting``."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")  # no __file__, no __spec__
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
+
+
 def serve(conn: Connection, config: RaceConfig, seconds: float = CHUNK_SECONDS) -> None:
     """The child's loop: answer each request until told to stop or the pipe closes."""
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -103,7 +121,8 @@ class RemoteTrainer:
         self._conn, child = ctx.Pipe()
         self.process = ctx.Process(target=serve, args=(child, config, seconds), daemon=True,
                                    name="seqviz-trainer")  # fmt: skip
-        self.process.start()
+        with _starting, _main_left_out():
+            self.process.start()
         child.close()  # only the child holds its end: its exit shows here as end of file
         self._busy = False
         self._closed = False

@@ -29,12 +29,14 @@ and readout at most every ``REFRESH_S`` (TrainingView): a frame includes them ex
 app would draw them at that moment. The same frames with the training paused (one step per
 frame, every panel drawn) tell what the running trainer costs the UI. The report is a dict of
 sections (``scenes``, ``memory``, ...); a new measurement adds a section and a line to
-``format_report``.
+``format_report``. No wait is unbounded: a stage that draws nothing for ``STALL_S`` (or whose
+scene fails) ends the bench with `BenchStopped`, one sentence naming the stage.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import json as jsonlib
 import os
@@ -61,6 +63,7 @@ SWITCHES = 30
 TRAINING_SECONDS = 10.0  # at most, for each of the two live-scene measurements
 FLAT_MB = 10.0  # growth allowed before memory counts as not flat (RSS noise, allocator pools)
 TARGET_RATIO = 0.9
+STALL_S = 300.0  # no frame painted and no stage begun for this long: the bench stops, naming it
 CEILING_RUN = 8  # cells per coloured run in the ceiling's lines
 
 
@@ -110,8 +113,13 @@ def _ceiling_screen() -> Any:
     return CeilingScreen()
 
 
+class BenchStopped(RuntimeError):
+    """The bench could not go on (a stage stalled or its scene failed); the message names it."""
+
+
 class _Frames:
-    """Paints frames and encodes each update into terminal bytes, counting both."""
+    """Paints frames and encodes each update into terminal bytes, counting both; and tells
+    the watchdog (`_watched`) which stage runs and when it last made progress."""
 
     def __init__(self, app: Any, pilot: Any) -> None:
         from io import StringIO
@@ -120,6 +128,8 @@ class _Frames:
 
         self.app, self.pilot = app, pilot
         self.bytes = 0
+        self.painted = 0
+        self.stage = "the app's start"
         width, height = SIZE
         # what a real terminal's driver encodes with (the headless console has 16 colours)
         console = Console(file=StringIO(), width=width, height=height, color_system="truecolor",
@@ -133,6 +143,34 @@ class _Frames:
 
     async def paint(self) -> None:
         await paint_now(self.app, self.pilot)
+        self.painted += 1
+
+    def begin(self, stage: str) -> None:
+        self.stage = stage
+        self.painted += 1  # a new stage is progress too
+
+
+async def _watched(frames: _Frames, work: Any) -> Any:
+    """Run the coroutine ``work``; if it paints nothing and begins no stage for STALL_S, or
+    a wait in it times out, stop it and raise BenchStopped naming the stage."""
+    task = asyncio.ensure_future(work)
+    seen, since = -1, time.monotonic()
+    while True:
+        done, _ = await asyncio.wait({task}, timeout=min(1.0, STALL_S))
+        if done:
+            try:
+                return task.result()
+            except (TimeoutError, asyncio.TimeoutError) as exc:
+                why = f": {str(exc).rstrip('.')}" if str(exc) else ""
+                raise BenchStopped(f"the UI bench timed out at {frames.stage}{why}.") from exc
+        if frames.painted != seen:
+            seen, since = frames.painted, time.monotonic()
+        elif time.monotonic() - since > STALL_S:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+            raise BenchStopped(f"the UI bench stalled at {frames.stage}: nothing was drawn for "
+                               f"{STALL_S:.0f} s.")  # fmt: skip
 
 
 async def _timed(frames: _Frames, step: Callable[[int], None], count: int, start: int) -> float:
@@ -270,9 +308,14 @@ async def _live_frames(frames: _Frames, scene: str) -> dict[str, Any]:
     the training process costs the UI."""
     app = frames.app
     long_run = {"steps": 20000} if "steps" in get_scene(scene).param_names else None
+    frames.begin(f"the {scene} scene's first result")
     app.set_scene(scene, long_run)
     while getattr(app.result, "step", 0) < 1:
+        if app._error:  # e.g. the training process ended: no result will come
+            raise BenchStopped(f"the UI bench stopped at {frames.stage}: "
+                               f"{app._error.rstrip('.')}.")  # fmt: skip
         await asyncio.sleep(0.02)
+    frames.begin(f"the {scene} scene's frames")
     start_step = app.result.step
     start = time.perf_counter()
     per_round = max(1, FRAMES // ROUNDS)
@@ -283,6 +326,7 @@ async def _live_frames(frames: _Frames, scene: str) -> dict[str, Any]:
         n, seconds = await _new_result_frames(frames, TRAINING_SECONDS / ROUNDS, None, per_round)
         count, drawing = count + n, drawing + seconds
     updates = (app.result.step - start_step) / (time.perf_counter() - start)
+    frames.begin(f"the {scene} scene's frames while paused")
     app.pause()
     await app.until_stream_idle()
     await frames.paint()
@@ -417,25 +461,10 @@ async def _measure(long_run_frames: int, only: tuple[str, ...] | None = None) ->
     app = SeqvizApp(animate=False)
     results: dict[str, Any] = {"size": list(SIZE), "load_average": _load()}
     async with app.run_test(size=SIZE) as pilot:
-        await app.until_ready()
         frames = _Frames(app, pilot)
-        scenes: dict[str, Any] = {}
-        for name in names:
-            scenes[name] = await _scene_frames(frames, name)
-        for name in names:
-            if name in LIVE:
-                continue  # its parameters steer the running worker: no result to wait for
-            latency = await _latency(frames, name, CHANGES)
-            if latency is not None:
-                scenes[name]["latency"] = latency
-            view = await _latency(frames, name, CHANGES, recompute=False)
-            if view is not None:  # e.g. a cursor: what a lecturer changes most
-                scenes[name]["latency_view"] = view
-        slowest = min(scenes, key=lambda name: scenes[name]["ratio"])
-        animated = [name for name in scenes if name not in LIVE] or ["vanishing"]
-        busiest = min(animated, key=lambda name: scenes.get(name, {"ratio": 0})["ratio"])
-        long_run = await _long_run(frames, busiest, long_run_frames)
-        switches = await _switches(frames, SWITCHES, names)
+        scenes, long_run, switches = await _watched(
+            frames, _stages(frames, names, long_run_frames))  # fmt: skip
+    slowest = min(scenes, key=lambda name: scenes[name]["ratio"])
     growth = max(long_run["rss_mb_after"] - long_run["rss_mb_before"],
                  switches["rss_mb_after"] - switches["rss_mb_before"])  # fmt: skip
     results.update(
@@ -453,6 +482,33 @@ async def _measure(long_run_frames: int, only: tuple[str, ...] | None = None) ->
         results["seq2seq_recompute_30_words"] = {"median_ms": round(wall, 1),
                                                  "cpu_ms": round(cpu, 1)}  # fmt: skip
     return results
+
+
+async def _stages(frames: _Frames, names: tuple[str, ...], long_run_frames: int) -> Any:
+    """The scenes' frame rates and latencies, then the memory runs (each stage named)."""
+    app = frames.app
+    await app.until_ready()
+    scenes: dict[str, Any] = {}
+    for name in names:
+        frames.begin(f"the {name} scene's frame rates")
+        scenes[name] = await _scene_frames(frames, name)
+    for name in names:
+        if name in LIVE:
+            continue  # its parameters steer the running worker: no result to wait for
+        frames.begin(f"the {name} scene's change -> repaint latency")
+        latency = await _latency(frames, name, CHANGES)
+        if latency is not None:
+            scenes[name]["latency"] = latency
+        view = await _latency(frames, name, CHANGES, recompute=False)
+        if view is not None:  # e.g. a cursor: what a lecturer changes most
+            scenes[name]["latency_view"] = view
+    animated = [name for name in scenes if name not in LIVE] or ["vanishing"]
+    busiest = min(animated, key=lambda name: scenes.get(name, {"ratio": 0})["ratio"])
+    frames.begin(f"the memory run over {busiest}'s frames")
+    long_run = await _long_run(frames, busiest, long_run_frames)
+    frames.begin("the memory run over scene switches")
+    switches = await _switches(frames, SWITCHES, names)
+    return scenes, long_run, switches
 
 
 def _slowest_first_play(scenes: dict[str, Any]) -> dict[str, Any] | None:
