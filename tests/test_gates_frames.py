@@ -23,6 +23,7 @@ from seqviz.ui.compat_textual import (
     full_render,
     paint_now,
 )
+from seqviz.ui.views.gates import GatesView
 from seqviz.ui.widgets.colormap import diverging
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.plots import Series, SeriesPlot
@@ -291,3 +292,50 @@ def test_a_span_sent_again_is_the_same_text_and_kept_on_its_strip() -> None:
     assert hasattr(Console(), "_color_system")
     assert any(key[0] == "sent" for key in line._crop_cache.keys())
     assert _sent(update) == first and first.endswith("defghi")
+
+
+@pytest.mark.slow
+async def test_a_model_shown_again_from_kept_lines_is_what_a_fresh_app_draws(make_app):
+    # The second visit of each model finds its maps', legends' and captions' lines kept: the
+    # terminal must then show exactly what an app that never showed the other model shows.
+    app = make_app("gates")
+    shown: dict[str, tuple[dict, list]] = {}
+    async with app.run_test(size=SIZE) as pilot:
+        await app.until_ready()
+        await paint_now(app, pilot)
+        mirror = ScreenMirror.of_strips(full_render(app), SIZE[0])
+        capture_updates(app, mirror.apply)
+        lstm = app.values.model
+        gru = next(m for m in app.scene.spec("model").choices if m.endswith("-gru"))
+        drawn: list[int] = []
+        original = Heatmap._draw_line
+
+        def counted(heatmap: Heatmap, y: int) -> Strip:
+            drawn.append(y)
+            return original(heatmap, y)
+
+        for visit, model in enumerate((gru, lstm, gru, lstm)):
+            if visit == 2:  # from here on no map line is drawn: every one is kept
+                Heatmap._draw_line = counted  # type: ignore[method-assign]
+            app.set_param("model", model)
+            await app.until_ready()
+            await paint_now(app, pilot)
+            shown[model] = (asdict(app.values), [list(row) for row in mirror.cells])
+        Heatmap._draw_line = original  # type: ignore[method-assign]
+        assert drawn == []
+        # The view's cells: the sidebar's info line keeps the tallest height it has had (g6),
+        # so a fresh app's has one line less, blank either way
+        x, y, width, height = app.query_one(GatesView).region
+
+    def view(cells: list) -> list:
+        return [row[x : x + width] for row in cells[y : y + height]]
+
+    for model, (values, cells) in shown.items():
+        fresh = make_app("gates", values)
+        async with fresh.run_test(size=SIZE) as pilot:
+            await fresh.until_ready()
+            await pilot.pause()
+            await paint_now(fresh, pilot)
+            assert fresh.query_one(GatesView).region == (x, y, width, height)
+            scratch = ScreenMirror.of_strips(full_render(fresh), SIZE[0]).cells
+            assert view(cells) == view(scratch), model

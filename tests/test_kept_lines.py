@@ -51,3 +51,57 @@ async def test_legends_and_captions_keep_their_lines_per_content_and_theme() -> 
             themed = widget.render_lines(Region(0, 0, *widget.size))
             assert themed is not first and themed == _textual(widget)
             assert themed != first  # the new theme's colours
+
+
+def _heatmap_lines(heatmap) -> list:
+    """The heatmap's lines drawn now from its data, nothing kept (its caches emptied first)."""
+    kept = heatmap.__dict__.pop("_kept_lines", None)
+    heatmap._lines.clear()
+    heatmap._strips.clear()
+    heatmap._gutters.clear()
+    try:
+        return heatmap.render_lines(Region(0, 0, *heatmap.size))
+    finally:
+        if kept is not None:
+            heatmap.__dict__["_kept_lines"] = kept
+
+
+async def test_a_heatmap_keeps_its_lines_per_data_and_draws_anew_for_a_theme_or_size() -> None:
+    import numpy as np
+
+    from seqviz.ui.widgets.heatmap import Heatmap
+
+    rng = np.random.default_rng(0)
+    first_data, other_data = rng.uniform(-1, 1, (8, 12)), rng.uniform(0, 1, (8, 12))
+    heatmap = Heatmap(id="map")
+    async with Host(Vertical(heatmap)).run_test(size=(30, 8)) as pilot:
+
+        async def show(data, cmap):  # type: ignore[no-untyped-def]
+            heatmap.set_data(data.copy(), cmap)  # a new array of the same values: kept by value
+            heatmap.set_labels("abcdefghijkl")
+            heatmap.set_cursor(3)
+            await pilot.pause()
+            return heatmap.render_lines(Region(0, 0, *heatmap.size))
+
+        first = await show(first_data, diverging(1.0))
+        assert _texts(first) == _texts(_heatmap_lines(heatmap)) and first == _heatmap_lines(heatmap)
+        other = await show(other_data, sequential(0.0, 1.0))
+        assert other == _heatmap_lines(heatmap) and other != first
+        again = await show(first_data, diverging(1.0))
+        assert again is not None and again == first
+        drawn = heatmap._draw_line
+        heatmap._draw_line = lambda y: (_ for _ in ()).throw(AssertionError("drawn anew"))
+        try:
+            assert await show(other_data, sequential(0.0, 1.0)) is other  # kept, not drawn anew
+        finally:
+            heatmap._draw_line = drawn
+        # the same data in another colour map, or at another cursor, is drawn anew
+        assert await show(other_data, diverging(1.0)) == _heatmap_lines(heatmap) != other
+        pilot.app.theme = "textual-light" if pilot.app.theme != "textual-light" else "nord"
+        await pilot.pause()
+        themed = await show(first_data, diverging(1.0))
+        assert themed is not again and themed == _heatmap_lines(heatmap)
+        await pilot.resize_terminal(24, 6)
+        await pilot.pause()
+        resized = await show(first_data, diverging(1.0))
+        assert len(resized[0].text) == 24 and resized == _heatmap_lines(heatmap)

@@ -12,6 +12,7 @@ import functools
 import importlib
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from rich.cells import cell_len
@@ -28,6 +29,7 @@ from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
+from textual.widgets import Static
 from textual.widgets._footer import FooterKey as FooterKey  # not exported by textual.widgets
 
 
@@ -73,17 +75,32 @@ def set_title_line(widget: Any, title: Any) -> None:
     if not widget.is_mounted or not widget.outer_size:
         setter.__set__(widget, title)
         return
+    quietly(widget, lambda: setter.__set__(widget, title))
+    offset = widget.content_offset  # regions are relative to the content, the title is above it
+    refresh_lines(widget, Region(-offset.x, -offset.y, widget.outer_size.width, 1))
+
+
+def quietly(widget: Any, change: Callable[[], Any]) -> None:
+    """Run ``change()`` (a Textual setter or update that refreshes the widget) with the widget's
+    refresh held off (an instance attribute shadows the method): the caller repaints what
+    changed, e.g. one line, or directly (``refresh_lines``)."""
     own = widget.__dict__.get("refresh")  # a refresh of its own (e.g. a test's spy) stays
     widget.refresh = lambda *args, **kwargs: widget
     try:
-        setter.__set__(widget, title)
+        change()
     finally:
         if own is None:
             del widget.refresh
         else:
             widget.refresh = own
-    offset = widget.content_offset  # regions are relative to the content, the title is above it
-    widget.refresh(Region(-offset.x, -offset.y, widget.outer_size.width, 1))
+
+
+def update_static(widget: Any, content: Any) -> None:
+    """``Static.update(content, layout=False)``, its repaint handed to the screen directly
+    (``refresh_lines``): a view that changes a dozen captions at once woke a dozen message
+    loops for it."""
+    quietly(widget, lambda: Static.update(widget, content, layout=False))
+    refresh_lines(widget)
 
 
 def render_screen(app: Any) -> Any:

@@ -21,7 +21,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
-from seqviz.ui.compat_textual import set_title_line, static_height
+from seqviz.ui.compat_textual import set_title_line, static_height, update_static
 from seqviz.ui.widgets.kept import KeptLines
 
 
@@ -66,7 +66,11 @@ class Caption(KeptLines, Static):
     def update(self, content: Any = "", *, layout: bool = True) -> None:
         self.text = content
         # a caption's markup read once per text: a view sets its captions with each result
-        super().update(_markup(content) if isinstance(content, str) else content, layout=layout)
+        visual = _markup(content) if isinstance(content, str) else content
+        if layout:
+            super().update(visual, layout=True)
+        else:
+            update_static(self, visual)
 
     def reserve(self, texts: tuple[str, ...]) -> None:
         if texts != self._reserve:
@@ -140,20 +144,30 @@ class Panel(Vertical):
         else:
             widget.styles.display = "none"
 
+    def _captions(self) -> tuple[Caption, Caption]:
+        """(long, short) caption, looked up once (a view sets six panels' with each result)."""
+        found = self.__dict__.get("_caption_widgets")
+        if found is None:
+            found = self._caption_widgets = (self.query_one(".caption-long", Caption),
+                                             self.query_one(".caption-short", Caption))  # fmt: skip
+        return found
+
     def set_caption(self, text: str, short: str | None = None) -> None:
         short = text if short is None else short
         if (text, short) == (self._caption, self._short):
             return  # an update is a layout pass of the whole screen
         self._caption, self._short = text, short
-        self.query_one(".caption-long", Caption).show(text)
-        self.query_one(".caption-short", Caption).show(short)
-        self._hide_if_empty(self.query_one(".caption-short", Caption), short)
+        long_caption, short_caption = self._captions()
+        long_caption.show(text)
+        short_caption.show(short)
+        self._hide_if_empty(short_caption, short)
 
     def reserve_captions(self, long: tuple[str, ...], short: tuple[str, ...]) -> None:
         """The captions this panel will show: it keeps the height of the tallest, so that a
         change among them needs no layout pass (e.g. a view switching between two models)."""
-        self.query_one(".caption-long", Caption).reserve(long)
-        self.query_one(".caption-short", Caption).reserve(short)
+        long_caption, short_caption = self._captions()
+        long_caption.reserve(long)
+        short_caption.reserve(short)
 
 
 class SceneView(Vertical):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
+from textual.widget import Widget
 
 from seqviz.scenes.gates import GATE_LABELS, SIGNED, gru_parts
 from seqviz.ui.views.base import Panel, SceneView
@@ -17,6 +18,7 @@ from seqviz.ui.widgets.legend import ColorLegend
 from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
 from seqviz.ui.widgets.readout import Readout, wrapped_lines
 
+W = TypeVar("W", bound=Widget)
 N_PANELS = 6  # LSTM: i f g o c h; GRU: r z n, then h's two parts and h
 CAPTIONS = {
     "i": ("Bright where the cell writes: which characters get stored.", "bright = write"),
@@ -141,6 +143,15 @@ class GatesView(SceneView):
                 id="gates-readout-panel",
             )
 
+    def _one(self, selector: str, kind: type[W]) -> W:
+        """The view's widget for ``selector``, looked up once: a result and a frame ask for
+        about sixty, and a query walks the DOM (the view's widgets are composed once)."""
+        found: dict[str, Any] = self.__dict__.setdefault("_found", {})
+        widget = found.get(selector)
+        if widget is None:
+            widget = found[selector] = self.query_one(selector, kind)
+        return widget  # type: ignore[no-any-return]
+
     def on_mount(self) -> None:
         # every caption a slot can show, in all six: the maps keep one height, and line up
         every = [caption(n, cell, v) for cell, names in CELL_NAMES.items() for n in names
@@ -157,7 +168,7 @@ class GatesView(SceneView):
         # Six maps in a 3x2 grid for both cells: a switch changes what the panels show, never
         # their places or sizes, so it is a repaint without a layout pass.
         for i, name in enumerate(names):
-            panel = self.query_one(f"#gate-{i}", Panel)
+            panel = self._one(f"#gate-{i}", Panel)
             data = self._series(name)  # (T, d)
             if name in SIGNED or name in ("h", *PARTS):
                 cmap = diverging(1.0)  # the parts of h lie in (-1, 1) like h
@@ -165,10 +176,10 @@ class GatesView(SceneView):
                 cmap = diverging(max(1.0, symmetric_limit(data)))
             else:
                 cmap = sequential(0.0, 1.0)
-            heatmap = self.query_one(f"#map-{i}", Heatmap)
+            heatmap = self._one(f"#map-{i}", Heatmap)
             heatmap.set_data(np.asarray(data).T, cmap)
             heatmap.set_labels(result.tokens or result.text)
-            self.query_one(f"#legend-{i}", ColorLegend).set_map(cmap, name)
+            self._one(f"#legend-{i}", ColorLegend).set_map(cmap, name)
             label = GATE_LABELS.get(name) or PART_LABELS[result.variant].get(name)
             panel.border_title = label or {"c": "cell state c", "h": "hidden state h"}[name]
             long, short = caption(name, result.cell, result.variant)
@@ -177,7 +188,7 @@ class GatesView(SceneView):
         # (width, unit) -> lines of the values line after each step (t = -1 first)
         self._values_lines: dict[tuple[int, int], list[int]] = {}
         self._show_unit()
-        self.query_one("#gates-readout", Readout).set_builder(self._readout, self._readout_key)
+        self._one("#gates-readout", Readout).set_builder(self._readout, self._readout_key)
 
     def _series(self, name: str) -> np.ndarray:
         r = self.result
@@ -214,16 +225,16 @@ class GatesView(SceneView):
         states = [s for n, s in series.items() if n in SIGNED or n in ("c", "h")]
         top = max([1.0] + [float(np.max(np.abs(s.y[np.isfinite(s.y)]), initial=0)) for s in states])
         for key, shown, ylim in (("gates", gates, (0.0, 1.0)), ("states", states, (-top, top))):
-            plot = self.query_one(f"#unit-{key}", SeriesPlot)
+            plot = self._one(f"#unit-{key}", SeriesPlot)
             plot.set_series(shown, ylim=ylim)
             plot.set_upto(self.frame)
-            self.query_one(f"#unit-{key}-legend", PlotLegend).show_series(shown)
+            self._one(f"#unit-{key}-legend", PlotLegend).show_series(shown)
         clamped = self._clamped()
-        self.query_one("#unit-panel", Panel).border_title = f"unit {unit} over time" + (
+        self._one("#unit-panel", Panel).border_title = f"unit {unit} over time" + (
             f" ({clamped})" if clamped else ""
         )
         for i in range(N_PANELS):
-            self.query_one(f"#map-{i}", Heatmap).set_cursor(unit)
+            self._one(f"#map-{i}", Heatmap).set_cursor(unit)
 
     def show_values(self, values: Any) -> None:
         if values == self.values and self.result is not None:
@@ -231,7 +242,7 @@ class GatesView(SceneView):
         self.values = values
         if self.result is not None:
             self._show_unit()
-            self.query_one("#gates-readout", Readout).rebuild()
+            self._one("#gates-readout", Readout).rebuild()
             self.show_frame(self.frame)
 
     def show_frame(self, frame: int) -> None:
@@ -239,10 +250,10 @@ class GatesView(SceneView):
         if self.result is None:
             return
         for i in range(N_PANELS):
-            self.query_one(f"#map-{i}", Heatmap).set_visible(frame)
+            self._one(f"#map-{i}", Heatmap).set_visible(frame)
         for key in ("gates", "states"):
-            self.query_one(f"#unit-{key}", SeriesPlot).set_upto(frame)
-        self.query_one("#gates-readout", Readout).rebuild()  # the cursor unit's values now
+            self._one(f"#unit-{key}", SeriesPlot).set_upto(frame)
+        self._one("#gates-readout", Readout).rebuild()  # the cursor unit's values now
 
     def frame_label(self, frame: int) -> str:
         if self.result is None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from itertools import count
 
 import numpy as np
 from rich.segment import Segment
@@ -14,6 +16,7 @@ from textual.widget import Widget
 from seqviz.ui.compat_textual import DirectLines, refresh_lines
 from seqviz.ui.widgets.axes import TIME_STEPS, UNIT_STEPS, axis_ticks, cell_of
 from seqviz.ui.widgets.colormap import Colormap, diverging
+from seqviz.ui.widgets.kept import KeptLines
 from seqviz.ui.widgets.runs import RunLine
 
 UPPER_HALF = "▀"
@@ -25,6 +28,8 @@ MIN_PLOT = 8  # narrower than this, the unit labels give their columns back to t
 HALF = 1 << 16  # colour bins are int16: a cell's style key is top * HALF + bottom + 1
 STRIP_CACHE = 1024  # drawn lines kept per heatmap (line, edge); a replay draws none anew
 RUNS_MADE = 20_000  # run segments kept for reuse by (colour key, length)
+KEEP_DATA = 4  # data sets whose colour bins a heatmap keeps (a view switching between models)
+_TOKENS = count(1)  # names a kept data set in the kept lines' key
 
 
 def gutter_width(width: int, label_width: int, axes: bool = True) -> int:
@@ -42,7 +47,7 @@ def _index_map(n_data: int, n_cells: int, whole: bool = False) -> np.ndarray:
     return (np.arange(n_cells) * n_data // n_cells).astype(np.int64)
 
 
-class Heatmap(DirectLines, Widget):
+class Heatmap(KeptLines, DirectLines, Widget):
     """A (rows x columns) array as coloured half-blocks; columns past ``visible`` stay blank.
 
     Rows are units, columns are time steps. The left gutter labels units (a label names one of the
@@ -52,6 +57,11 @@ class Heatmap(DirectLines, Widget):
     map would have fewer than three lines (four under a line of words). Each line's coloured
     runs are built once per data or size change (``RunLine``); a frame only cuts the revealed
     columns out of them, so animating costs a bisect and a handful of segments per line.
+
+    Data shown again (a view switching between two models and back) finds its colour bins and
+    its drawn lines kept (``KEEP_DATA`` data sets, ``KeptLines``): what is drawn depends only on
+    the data, the colour map, the labels, axes, cursor, shown columns, size and styles, all in
+    the key.
     """
 
     TRUECOLOR = True  # colour maps, ticks and cursor are hex colours (DirectLines)
@@ -92,6 +102,10 @@ class Heatmap(DirectLines, Widget):
         self._runs_made: dict[tuple[int, int], Segment] = {}  # (key, run length) -> segment
         self._paint_size = Size(0, 0)
         self._label_line_now = False
+        # (shape, dtype, bytes, colour map) of data shown -> (token, its colour bins)
+        self._kept_data: OrderedDict[Hashable, tuple[int, np.ndarray]] = OrderedDict()
+        self._token = 0  # the data set shown (0: none)
+        self._axes_token = 0  # changes with each set_axes
 
     # --- data in -------------------------------------------------------------------------------
     def set_data(self, data: np.ndarray, cmap: Colormap) -> None:
@@ -99,16 +113,22 @@ class Heatmap(DirectLines, Widget):
         array = np.asarray(data)
         if array.ndim != 2:
             raise ValueError(f"heatmap data must be 2-D, got shape {array.shape}")
-        old, bins = self._bins, cmap.bins(array)
+        old, bins = self._bins, self._binned(array, cmap)
         self._bins = bins
-        same = old is not None and old.shape == bins.shape and cmap == self._cmap
-        if cmap != self._cmap:
+        same = old is not None and old.shape == bins.shape
+        recolored = cmap != self._cmap
+        if recolored:
             self._styles.clear()
             self._runs_made.clear()
         self._cmap = cmap
         visible, self._visible = self._visible, array.shape[1]
         if not same or visible != self._visible or self._shown_edge() is None:
             self._invalidate()
+            return
+        if recolored:  # every map line in new colours, in the same layout (no new ticks)
+            self._lines.clear()
+            self._strips.clear()
+            refresh_lines(self)
             return
         # New values in the same layout (a live run's next result): repaint only the map lines
         # that show a data row whose colours changed.
@@ -121,10 +141,32 @@ class Heatmap(DirectLines, Widget):
             changed = set(lines)
             self._strips = {k: v for k, v in self._strips.items() if k[0] not in changed}
             width = max(0, self._paint_size.width - self._gutter_width)
-            self.refresh(*(Region(self._gutter_width, y, width, 1) for y in lines))
+            refresh_lines(self, *(Region(self._gutter_width, y, width, 1) for y in lines))
+
+    def _binned(self, array: np.ndarray, cmap: Colormap) -> np.ndarray:
+        """The colour bins of ``array`` (# (rows, cols)), kept for the last KEEP_DATA data sets;
+        sets the token that names them in the kept lines' key."""
+        key = (array.shape, array.dtype.str, array.tobytes(), cmap)
+        kept = self._kept_data.get(key)
+        if kept is None:
+            kept = self._kept_data[key] = (next(_TOKENS), cmap.bins(array))
+            if len(self._kept_data) > KEEP_DATA:
+                self._kept_data.popitem(last=False)
+        else:
+            self._kept_data.move_to_end(key)
+        self._token = kept[0]
+        return kept[1]
+
+    def kept_key(self) -> Hashable:
+        """Everything the lines show besides the size and styles (KeptLines adds those): the
+        data, colours, labels, axes, cursor and shown columns, and the background the direct
+        path blends with."""
+        return (self._token, self._cmap, self._labels, self._cursor, self._visible,
+                self._from_end, self.axes, self._axes_token, self._direct_background())  # fmt: skip
 
     def clear(self) -> None:
         self._bins = None
+        self._token = 0
         self._invalidate()
 
     def set_visible(self, columns: int, *, from_end: bool = False) -> None:
@@ -186,6 +228,7 @@ class Heatmap(DirectLines, Widget):
         self._x_values = None if x is None else np.asarray(x, dtype=np.int64)
         self._y_values = None if y is None else np.asarray(y, dtype=np.int64)
         self._x_name = x_name
+        self._axes_token = next(_TOKENS)
         self._invalidate()
 
     def set_cursor(self, row: int | None) -> None:

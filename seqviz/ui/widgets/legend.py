@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widget import Widget
 
+from seqviz.ui.compat_textual import refresh_lines
 from seqviz.ui.widgets.colormap import NONFINITE, Colormap, diverging
 from seqviz.ui.widgets.kept import KeptLines
 
@@ -40,7 +41,7 @@ class ColorLegend(KeptLines, Widget):
             return  # a live view sets the same map with every result: nothing to repaint
         self._cmap = cmap
         self._label = label
-        self.refresh()
+        refresh_lines(self)  # the screen told at once: a view sets six legends with a result
 
     def kept_key(self) -> tuple[Colormap, str]:
         return (self._cmap, self._label)

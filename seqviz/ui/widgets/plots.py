@@ -19,7 +19,8 @@ from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
 from seqviz.ui.compat_plotext import build_grid, colors_to_ansi, set_size, theme_name
-from seqviz.ui.compat_textual import DirectLines, refresh_lines, static_height
+from seqviz.ui.compat_textual import DirectLines, refresh_lines, static_height, update_static
+from seqviz.ui.widgets.kept import KeptLines
 from seqviz.ui.widgets.runs import RunLine, joined
 
 CIRCLE_COLOR = (120, 120, 120)
@@ -440,8 +441,12 @@ class EigenPlot(SafePlot):
         plt.yticks(ticks, [f"{t:g}" for t in ticks])
 
 
-class PlotLegend(Static):
-    """One line of coloured keys for the curves of a plot (kept off the plot area)."""
+Keys = tuple[tuple[str, tuple[int, ...]], ...]  # (label, RGB colour) of each curve
+
+
+class PlotLegend(KeptLines, Static):
+    """One line of coloured keys for the curves of a plot (kept off the plot area). Its drawn
+    lines and heights are kept per keys (a view switching between two models shows two sets)."""
 
     DEFAULT_CSS = """
     PlotLegend {
@@ -450,25 +455,44 @@ class PlotLegend(Static):
     }
     """
 
-    _shown: Text | None = None
+    _shown: Keys | None = None
 
-    def show_keys(self, keys: Sequence[tuple[str, tuple[int, int, int]]]) -> None:
+    def kept_key(self) -> Hashable:
+        return self._shown
+
+    def _text(self, keys: Keys) -> Text:
         text = Text()
         for i, (label, color) in enumerate(keys):
             if i:
                 text.append("   ")
             text.append("━━ ", style="bold rgb({},{},{})".format(*color))
             text.append(label)
+        return text
+
+    def _height(self, keys: Keys, width: int) -> int:
+        heights: dict[Hashable, int] = self.__dict__.setdefault("_heights", {})
+        height = heights.get((keys, width))
+        if height is None:
+            if len(heights) > 64:
+                heights.clear()
+            height = heights[keys, width] = static_height(self, self._text(keys), width)
+        return height
+
+    def show_keys(self, keys: Sequence[tuple[str, tuple[int, int, int]]]) -> None:
+        new: Keys = tuple((label, tuple(color)) for label, color in keys)
         shown = self._shown
-        if shown is not None and text == shown:
+        if new == shown:
             return
         # New keys that take as many lines at this width are repainted in place: a layout pass
         # would reflow the whole screen (e.g. a model switch: i f o -> r z).
         width = self.content_size.width
         steady = shown is not None and width > 0 and self.display
-        steady = steady and static_height(self, text, width) == static_height(self, shown, width)
-        self.update(text, layout=not steady)
-        self._shown = text
+        steady = steady and self._height(new, width) == self._height(shown, width)  # type: ignore[arg-type]
+        self._shown = new
+        if steady:
+            update_static(self, self._text(new))
+        else:
+            self.update(self._text(new))
 
     def show_series(self, series: Sequence[Series]) -> None:
         self.show_keys([(s.label, s.color) for s in series])
