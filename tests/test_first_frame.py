@@ -125,6 +125,27 @@ async def test_the_first_frame_callbacks_run_once_it_goes_to_the_screen(make_app
     assert calls == [True]  # once, and with the first result
 
 
+async def test_a_hold_that_runs_out_while_the_app_closes_paints_nothing(make_app, launched):
+    """The hold's timer can fire after the screens are gone (seen in a full test run at load 8:
+    ScreenStackError from ``self.screen`` as the app quit); it then stops and paints nothing."""
+
+    class _Held:
+        stopped = False
+
+        def stop(self) -> None:
+            self.stopped = True
+
+    app = make_app("vanishing", **launched)
+    calls: list[int] = []
+    async with app.run_test(size=SIZE):
+        await app.until_ready()
+    held = _Held()
+    app._held = held  # as if the first frame were still held when the app closed
+    app.after_first_frame(lambda: calls.append(1))
+    app._release_first_frame()  # raised ScreenStackError before
+    assert held.stopped and app._held is None and calls == []
+
+
 def test_seqviz_launches_with_the_collector_off_until_its_first_frame(launched, monkeypatch):
     import asyncio
     import gc

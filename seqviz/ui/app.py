@@ -217,18 +217,21 @@ class SeqvizApp(App[None]):
 
     def _release_first_frame(self) -> None:
         held, self._held = self._held, None
-        if held is not None:
-            held.stop()
-            for callback in self._on_first_frame:
-                callback()
-            for footer in self.query(FittingFooter):
-                footer.stop_waiting()  # nothing took the focus in time: the app's keys, then
-            self._end_batch()
-            self.screen.refresh()
-            if self._result is not None and self._shown_generation == self._generation:
-                self._result_ready.set()
-                if self._probe is not None:
-                    self.call_after_refresh(self._probe.painted, self._shown_generation)
+        if held is None:
+            return
+        held.stop()
+        if not self.screen_stack:
+            return  # the hold ran out while the app was closing: nothing to paint
+        for callback in self._on_first_frame:
+            callback()
+        for footer in self.query(FittingFooter):
+            footer.stop_waiting()  # nothing took the focus in time: the app's keys, then
+        self._end_batch()
+        self.screen.refresh()
+        if self._result is not None and self._shown_generation == self._generation:
+            self._result_ready.set()
+            if self._probe is not None:
+                self.call_after_refresh(self._probe.painted, self._shown_generation)
 
     async def _settle_and_release(self) -> None:
         try:
