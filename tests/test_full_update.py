@@ -42,23 +42,36 @@ async def test_a_full_update_shows_what_textuals_full_render_shows(scene, size, 
 async def test_a_full_update_skips_the_lines_of_containers_their_children_fill(make_app):
     from textual.widget import Widget
 
-    rendered: dict[str, int] = {}
-    original = Widget.render_lines
+    from seqviz.ui.widgets.kept import KeptLines
 
-    def counting(self: Any, crop: Any) -> Any:
-        name = type(self).__name__
-        rendered[name] = rendered.get(name, 0) + crop.height
-        return original(self, crop)
+    rendered: dict[str, int] = {}
+    originals = {cls: cls.render_lines for cls in (Widget, KeptLines)}
+    depth = [0]
+
+    def counting(cls: type) -> Any:
+        def render_lines(self: Any, crop: Any) -> Any:
+            if not depth[0]:  # what the compositor asks for (a panel keeps its lines: KeptLines)
+                name = type(self).__name__
+                rendered[name] = rendered.get(name, 0) + crop.height
+            depth[0] += 1
+            try:
+                return originals[cls](self, crop)
+            finally:
+                depth[0] -= 1
+
+        return render_lines
 
     app = make_app("vanishing")
     async with app.run_test(size=(160, 50)) as pilot:
         await app.until_ready()
         await paint_now(app, pilot)
-        Widget.render_lines = counting  # type: ignore[method-assign]
+        for cls in originals:
+            cls.render_lines = counting(cls)  # type: ignore[method-assign]
         try:
             app.screen._compositor.render_full_update()
         finally:
-            Widget.render_lines = original  # type: ignore[method-assign]
+            for cls, original in originals.items():
+                cls.render_lines = original  # type: ignore[method-assign]
     # the screen, the body, the view and its slot are filled by what they hold
     assert "RegionScreen" not in rendered and "Horizontal" not in rendered
     assert "VanishingView" not in rendered

@@ -763,9 +763,33 @@ class RegionScreen(Screen):
 
 
 def refresh_lines(widget: Any, *regions: Region) -> None:
-    """``widget.refresh(*regions)``, with the screen told at once (``repaint_directly``)."""
-    if not repaint_directly(widget, *regions):
+    """``widget.refresh(*regions)``, with the screen told at once (``repaint_directly``), or
+    nobody told for a hidden widget (``repaint_unseen``)."""
+    if not repaint_directly(widget, *regions) and not repaint_unseen(widget):
         widget.refresh(*regions)
+
+
+def repaint_unseen(widget: Any) -> bool:
+    """For a widget with ``display: none``: what Textual's refresh does to its drawn lines
+    (all marked stale), without the Prompt to its message loop and the Update to the screen
+    that follows, which for a hidden widget repaint nothing. Showing it again lays the screen
+    out, which draws it whole from those emptied caches. False (nothing done) for a widget on
+    show or with anything else pending (a layout, styles, a scroll)."""
+    if (
+        widget.display
+        or not widget.is_mounted
+        or widget._layout_required
+        or widget._refresh_styles_required
+        or widget._scroll_required
+        or widget._recompose_required
+    ):
+        return False
+    widget._layout_cache.clear()
+    widget._set_dirty()
+    widget.clear_cached_dimensions()
+    widget._rich_style_cache.clear()
+    widget._repaint_required = True
+    return True
 
 
 def repaint_directly(widget: Any, *regions: Region) -> bool:

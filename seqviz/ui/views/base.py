@@ -11,6 +11,7 @@ Views draw from the result only; they never compute anything heavy on the main t
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import lru_cache
 from typing import Any
 
@@ -93,8 +94,10 @@ class Caption(KeptLines, Static):
         return max(height, self._reserved[1])
 
 
-class Panel(Vertical):
-    """A bordered panel with a title and a caption line saying what to look at."""
+class Panel(KeptLines, Vertical):
+    """A bordered panel with a title and a caption line saying what to look at. Its own lines
+    (the border with the title) are kept per title (a view switching between two models
+    shows two)."""
 
     border_title = _Title()  # type: ignore[assignment]
 
@@ -143,6 +146,9 @@ class Panel(Vertical):
             widget.styles.clear_rule("display")
         else:
             widget.styles.display = "none"
+
+    def kept_key(self) -> Hashable:
+        return (self._border_title, self._border_subtitle)
 
     def _captions(self) -> tuple[Caption, Caption]:
         """(long, short) caption, looked up once (a view sets six panels' with each result)."""

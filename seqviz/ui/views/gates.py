@@ -276,6 +276,17 @@ class GatesView(SceneView):
         values = "  ".join(f"{n}={self._series(n)[t, unit]:+.2f}" for n in self._names)
         return Text(f"unit {unit}, t={t + 1} '{ch}': {values}")
 
+    def _wrapped(self, text: Text, width: int) -> int:
+        """Lines ``text`` takes at ``width`` (its words decide, not its style), kept per text:
+        a model shown again has the same values lines."""
+        kept: dict[tuple[str, int], int] = self.__dict__.setdefault("_wraps", {})
+        lines = kept.get((text.plain, width))
+        if lines is None:
+            if len(kept) > 4096:
+                kept.clear()
+            lines = kept[text.plain, width] = wrapped_lines([text], width)
+        return lines
+
     def _readout_key(self) -> tuple[int, int, bool]:
         """What the readout shows besides the result: the frame, the unit asked for, the size."""
         v = self.values or self.result.values
@@ -314,7 +325,7 @@ class GatesView(SceneView):
         key = (width, unit)
         lines = self._values_lines.get(key)
         if lines is None:  # wrapped once per result, width and unit, not every frame
-            lines = [wrapped_lines([self._values_line(t, unit)], width) for t in range(-1, r.T)]
+            lines = [self._wrapped(self._values_line(t, unit), width) for t in range(-1, r.T)]
             self._values_lines[key] = lines
         t = min(self.frame, r.T) - 1
         values = [self._values_line(t, unit)]

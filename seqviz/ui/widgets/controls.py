@@ -13,6 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from seqviz.scenes.base import ParamSpec, Scene
+from seqviz.ui.compat_textual import refresh_lines, update_static
 
 
 class ParamChanged(Message):
@@ -66,12 +67,12 @@ class ParamRow(SceneOwned, Widget, can_focus=True):
     def set_inactive(self, reason: str) -> None:
         if reason != self.inactive:
             self.inactive = reason
-            self.refresh()
+            refresh_lines(self)  # a model switch changes the reason of eight hidden rows
 
     def set_value(self, value: Any) -> None:
         if value != self.value:
             self.value = value
-            self.refresh()
+            refresh_lines(self)
 
     def _control(self, width: int) -> tuple[str, str]:
         """(label, value as drawn between the arrows) for this width. In order of preference:
@@ -354,7 +355,10 @@ class ParamPanel(VerticalScroll, can_focus=False):
                 line.shown_info = info  # type: ignore[attr-defined]
                 size = line.content_size
                 shown = line.display and bool(info) and size.width > 0
-                line.update(Text(info), layout=not shown)
+                if shown:
+                    update_static(line, Text(info))
+                else:
+                    line.update(Text(info))
                 if getattr(line, "kept_width", None) != size.width:
                     line.kept_width = size.width  # type: ignore[attr-defined]
                     line.styles.min_height = None

@@ -134,6 +134,12 @@ class Heatmap(KeptLines, DirectLines, Widget):
         # that show a data row whose colours changed.
         assert old is not None
         rows = np.flatnonzero((old != bins).any(axis=1))
+        if 2 * len(rows) > len(bins):  # most of the map (another model): its lines afresh
+            self._lines.clear()
+            self._strips.clear()
+            width = max(0, self._paint_size.width - self._gutter_width)
+            refresh_lines(self, Region(self._gutter_width, 0, width, self._map_lines()))
+            return
         lines = np.unique(np.flatnonzero(np.isin(self._row_map, rows)) // 2).tolist()
         for y in lines:
             self._lines.pop(y, None)

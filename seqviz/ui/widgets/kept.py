@@ -16,7 +16,8 @@ class KeptLines:
 
     A view that switches between two contents (e.g. the gates scene's legends and captions for
     an LSTM and a GRU) then draws each only once: Textual's own line cache is emptied with every
-    refresh. The style is in the key, so a theme change draws anew.
+    refresh. The style is in the key, so a theme change draws anew; so are the style rules of
+    the widget and its containers (a border's colour is not in the widget's text style).
     """
 
     KEEP = 4
@@ -30,7 +31,8 @@ class KeptLines:
         shows = self.kept_key()
         if shows is None:
             return super().render_lines(crop)  # type: ignore[misc, no-any-return]
-        key = (shows, crop, widget.size, widget.visual_style)
+        rules = tuple(node.styles._cache_key for node in widget.ancestors_with_self)
+        key = (shows, crop, widget.size, widget.visual_style, rules)
         kept: OrderedDict[Hashable, list[Strip]] = widget.__dict__.setdefault(
             "_kept_lines", OrderedDict()
         )

@@ -256,7 +256,7 @@ class SeriesPlot(SeriesAxes, SafePlot):
         )
         self._upto = None
         self._cut_canvas = None
-        self.refresh()
+        refresh_lines(self)
 
     def set_upto(self, count: int | None) -> None:
         """Draw only the first ``count`` points of each curve (None: all)."""
@@ -266,7 +266,7 @@ class SeriesPlot(SeriesAxes, SafePlot):
         self._upto = count
         after = self._cut()
         if before is None or after is None:
-            self.refresh()
+            refresh_lines(self)
             return
         # Only the columns between the old and the new cut change (the new segment of each
         # curve); one more on each side for a point drawn on the cut's own column.

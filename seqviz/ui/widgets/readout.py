@@ -139,6 +139,7 @@ class Readout(DirectLines, Widget):
         self._drawn: dict[Hashable, list[Strip]] = {}  # (key, width, base style) -> lines
         self._line_cache: dict[tuple, list[Strip]] = {}  # a Text line's key -> its strips
         self._line_cache_key: tuple = ()
+        self._line_cache_older: dict[tuple, list[Strip]] = {}  # the build before the last's
 
     def set_builder(self, builder: Callable[[int], RenderableType],
                     key: Callable[[], Hashable] | None = None) -> None:  # fmt: skip
@@ -162,11 +163,9 @@ class Readout(DirectLines, Widget):
         if len(new) != len(old) and self._sized_by_lines():
             self._relayout()
             return
-        if len(new) != len(old):
-            self.refresh()  # a height set by its CSS (e.g. 1fr) is not the lines': no layout
-            return
-        if width != old_width:
-            self.refresh()
+        if len(new) != len(old) or width != old_width:
+            # a height set by its CSS (e.g. 1fr) is not the lines': no layout
+            refresh_lines(self)
             return
         changed = [
             Region(0, y, width, 1) for y, (a, b) in enumerate(zip(old, new, strict=True)) if a != b
@@ -208,13 +207,17 @@ class Readout(DirectLines, Widget):
         return [Strip(line) for line in lines]
 
     def _text_lines(self, texts: list[Text], options: Any, base: Any, width: int) -> list[Strip]:
-        """A list of Texts drawn as a Group of them is, reusing the strips of unchanged lines."""
-        cache = self._line_cache if self._line_cache_key == (width, base) else {}
+        """A list of Texts drawn as a Group of them is, reusing the strips of the lines of the
+        last two builds (a view switching between two results and back draws none anew)."""
+        same = self._line_cache_key == (width, base)
+        cache = self._line_cache if same else {}
+        older = self._line_cache_older if same else {}
+        self._line_cache_older = cache
         fresh: dict[tuple, list[Strip]] = {}
         strips: list[Strip] = []
         for text in texts:
             key = text_key(text)
-            drawn = fresh.get(key) or cache.get(key)
+            drawn = fresh.get(key) or cache.get(key) or older.get(key)
             if drawn is None:  # as one member of the Group (the widget's justify not applied)
                 drawn = self._text_strips(text, options, base, width)
                 if drawn is None:
