@@ -229,3 +229,47 @@ def test_a_wait_that_times_out_stops_the_bench_naming_the_stage():
         "the UI bench timed out at the training scene's frames while paused: the live scene's "
         "stream did not come to rest."
     )
+
+
+def test_a_live_scenes_results_wait_while_the_ceiling_is_timed(monkeypatch):
+    # Drawn into the hidden Training view, they made the ceiling pay for the scene's own
+    # drawing (and flattered the scene's ratio).
+    import asyncio
+
+    from seqviz.ui.app import SeqvizApp
+    from seqviz.ui.views.training import TrainingView
+
+    drawn = []
+    show = TrainingView.show_result
+    monkeypatch.setattr(TrainingView, "show_result",
+                        lambda self, r: (drawn.append(r.step), show(self, r))[1])  # fmt: skip
+    timed = bench._timed
+
+    async def after_a_result(frames, step, count, start):
+        for _ in range(3000):  # a result arrives while the ceiling is up
+            if frames.app._pending is not None:
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)  # and a few more may
+        return await timed(frames, step, count, start)
+
+    monkeypatch.setattr(bench, "_timed", after_a_result)
+
+    async def run():
+        app = SeqvizApp(animate=False)
+        async with app.run_test(size=bench.SIZE) as pilot:
+            await app.until_ready()
+            frames = bench._Frames(app, pilot)
+            app.set_scene("training", {"steps": 20000, "lag": 3, "hidden": 8})
+            while getattr(app.result, "step", 0) < 1:
+                await asyncio.sleep(0.02)
+            before = len(drawn)
+            await bench._ceiling_round(frames, 3)
+            assert len(drawn) == before  # none drawn while the ceiling was timed
+            assert app._pending is not None  # the newest waits
+            n, _ = await bench._new_result_frames(frames, 30.0, None, 1)
+            assert n == 1 and len(drawn) > before  # drawn in the scene's own timed frame
+            app.set_scene("vanishing")
+            await app.until_ready()
+
+    asyncio.run(asyncio.wait_for(run(), 180))
