@@ -43,6 +43,19 @@ def test_a_job_slower_than_the_wait_posts_its_result_once_when_done():
     assert len(posted) == 1 and isinstance(posted[0], TraceReady) and posted[0].result == "late"
 
 
+def test_its_cost_is_cpu_time_not_the_wait_for_a_core():
+    """A compute that waits (here: sleeps 50 ms) costs what it computed: on a busy machine a
+    3 ms compute took 7 ms of wall time, and the scene flipped to the slower worker path."""
+    import time
+
+    job = ComputeJob(lambda m: None, 3, _scene(lambda values: time.sleep(0.05)), None, revision=0)
+    job.start()
+    message = job.wait(10.0)
+    assert isinstance(message, TraceReady)
+    seconds, _ = message.cost
+    assert 0 <= seconds < 0.025
+
+
 def test_an_error_comes_back_as_one_sentence_not_an_exception():
     def bad(values):
         raise ValueError("rho must be positive")

@@ -47,6 +47,7 @@ from seqviz.ui.compat_textual import (
     clear_styles_cache,
     install_input_fixes,
     install_strip_fix,
+    paint_pending,
     settle,
 )
 from seqviz.ui.compute_job import ComputeJob
@@ -70,8 +71,8 @@ COMPILING = "compiling kernels (first launch only)…"
 FIRST_FRAME_HOLD = 1.0  # seconds the first paint may wait for the first result
 THAW_INTERVAL = 1.0  # seconds: scene switches collect the old views at most this often
 YOUNG_OBJECTS = 20_000  # allocations between young collections while the app runs (Python: 700)
-# A scene whose last compute took less than FAST_COMPUTE seconds is waited for in place, for at
-# most FAST_WAIT (four times as long: a scene near the bar does not flip between the paths).
+# A scene whose last compute took less than FAST_COMPUTE seconds of CPU is waited for in place,
+# for at most FAST_WAIT (four times as long: a scene near the bar does not flip between the paths).
 # Longer computes (inside's model switch, 8-14 ms) go to the worker: there the new value is
 # painted while they run, which gained more than the hops cost (measured).
 FAST_COMPUTE = 0.005
@@ -555,6 +556,8 @@ class SeqvizApp(App[None]):
                 self._compute_and_show(generation)
         finally:
             self._end_batch()
+        if self._shown_generation == generation:
+            paint_pending(self)  # now, in one update, not at the screen's next tick
 
     def _compute_and_show(self, generation: int) -> None:
         scene = self.scene
@@ -584,11 +587,11 @@ class SeqvizApp(App[None]):
         if control is not None:
             control.watch(lambda: worker.is_cancelled or generation != self._generation)
         results = scene.results(values, control)  # a generator: close() ends a stream early
-        start, revision = time.perf_counter(), backend.revision()
+        start, revision = time.thread_time(), backend.revision()  # CPU time (TraceReady.cost)
         try:
             for result in results:
                 # a single result's compute time tells whether the next can be waited for
-                cost = None if scene.stream else (time.perf_counter() - start, revision)
+                cost = None if scene.stream else (time.thread_time() - start, revision)
                 if worker.is_cancelled or generation != self._generation:
                     break
                 if control is not None:
@@ -673,6 +676,8 @@ class SeqvizApp(App[None]):
                 self.playback.playing = False
                 self._stream_finished.set()
         self._update_status()
+        if self._stream is None and self._held is None:
+            paint_pending(self)  # a worker's result: painted now, not at the screen's next tick
         if self._held is not None:
             # Painted once the app has handled what showing the result set off (the widgets'
             # first sizes, the focused row's style and the footer's hints for it, the status

@@ -826,6 +826,45 @@ def repaint_directly(widget: Any, *regions: Region) -> bool:
     return True
 
 
+def paint_pending(app: Any) -> bool:
+    """Paint every repaint the shown widgets have asked for, now, in one screen update; False
+    (nothing done) if one of them waits for a layout, styles, a scroll or a recompose, or
+    nothing is asked.
+
+    Textual paints at the screen's next timer tick, after each widget's refresh has made its
+    hop through the widget's message queue (Prompt, Idle, an Update to the screen): a
+    parameter change's paint waited for that tick, and a widget whose hop came after the tick
+    was painted in a second screen update. Here each widget is added to the screen's dirty
+    widgets directly (what its Update would do) and the screen updates at once, as its timer
+    would. The widgets' own hops then find nothing left to do.
+    """
+    try:
+        screen = app.screen
+    except Exception:  # no screen: the app is closing
+        return False
+    if app._batch_count or not screen.is_current or screen._recompose_required:
+        return False
+    asked = []
+    for widget in screen._compositor.visible_widgets:
+        if (
+            widget._layout_required
+            or widget._refresh_styles_required
+            or widget._scroll_required
+            or widget._recompose_required
+        ):
+            return False
+        if widget._repaint_required:
+            asked.append(widget)
+    dirty = screen._dirty_widgets
+    if not (asked or dirty or screen._repaint_required or screen._layout_required):
+        return False
+    for widget in asked:
+        widget._repaint_required = False
+        dirty.add(widget)
+    screen._on_timer_update()
+    return True
+
+
 def _shown_screen(widget: Any) -> Any:
     """The app's current screen if the widget is mounted and on it, in the compositor's map of
     the widgets it shows (so that screen is laid out, as Screen._on_update requires), else None.
@@ -840,7 +879,23 @@ def _shown_screen(widget: Any) -> Any:
     return screen if widget in screen._compositor.visible_widgets else None
 
 
-class DirectLines:
+class DirectRefresh:
+    """A widget mixin: its repaints go to the screen at once (``repaint_directly``), not one
+    hop through its own message queue. A result or a frame repaints several widgets (a view's
+    maps, plots, legends, readout; the status line): each hop woke the widget's message loop,
+    and a hop that came after the screen's update was painted in a second one. Layouts,
+    recomposes and anything ``repaint_directly`` declines take Textual's path."""
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
+                recompose: bool = False) -> Any:  # fmt: skip
+        if repaint and not layout and not recompose and repaint_directly(self, *regions):
+            return self
+        return super().refresh(  # type: ignore[misc]
+            *regions, repaint=repaint, layout=layout, recompose=recompose
+        )
+
+
+class DirectLines(DirectRefresh):
     """A line-API widget mixin: its lines go to the screen without Textual's StylesCache pass
     when that pass would not change them (no border, outline, padding, tint, hatch, text
     opacity or opacity, no hovered link), so what is shown is the same.

@@ -38,11 +38,11 @@ class ComputeJob:
 
     def _run(self) -> None:
         generation, scene, values, revision = self._args
-        start = time.perf_counter()
+        start = time.thread_time()
         message: Message
         try:
             result = scene.compute(values)
-            cost = (time.perf_counter() - start, revision)
+            cost = (time.thread_time() - start, revision)
             message = TraceReady(generation, scene.name, values, result, cost=cost)
         except Exception as exc:  # a bad combination must show as text, never crash the app
             message = ComputeFailed(generation, f"{type(exc).__name__}: {exc}")

@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from seqviz.ui.compat_textual import repaint_directly
+from seqviz.ui.compat_textual import DirectRefresh
 
 OVERFLOW_STYLE = "bold #ff2bd6"
 
@@ -52,14 +52,13 @@ def status_text(
     return Text("  │  ").join(p for p in parts if p.plain)
 
 
-class StatusLine(Static):
+class StatusLine(DirectRefresh, Static):
     """The status line: a Static whose repaints (a new frame label every animation frame) go to
-    the screen at once (``repaint_directly``), in the same screen update as the frame's maps
-    and plots, not one message hop later (that hop often made a second screen update)."""
+    the screen at once (DirectRefresh), in the same screen update as the frame's maps and
+    plots, not one message hop later (that hop often made a second screen update)."""
 
-    def refresh(self, *regions: Any, repaint: bool = True, layout: bool = False,
-                recompose: bool = False) -> StatusLine:  # fmt: skip
-        if repaint and not layout and not recompose and repaint_directly(self, *regions):
-            return self
-        super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
-        return self
+    def update(self, content: Any = "", *, layout: bool = True) -> None:
+        # The app sets the line after every change and frame; mostly it reads as before (a
+        # parameter change in a scene at its last frame): then there is nothing to repaint.
+        if layout or content != self.content:
+            super().update(content, layout=layout)

@@ -64,6 +64,9 @@ class ParamRow(SceneOwned, Widget, can_focus=True):
         self.inactive = ""  # why this parameter does nothing now ("" = it is active)
         self.tooltip = f"{spec.label}: {spec.help} ({spec.allowed()})"
 
+    # A new value or state goes to the screen at once (refresh_lines), not through the row's
+    # message queue: the app paints a fast change's value and result in one screen update
+    # right after the result (paint_pending), and a hop still on its way would miss it.
     def set_inactive(self, reason: str) -> None:
         if reason != self.inactive:
             self.inactive = reason
@@ -330,11 +333,14 @@ class ParamPanel(VerticalScroll, can_focus=False):
 
     def show_values(self, values: Any) -> None:
         inactive = self.scene.inactive_params(values) if self.scene is not None else {}
-        for row in self.query(ParamRow):
-            row.set_value(getattr(values, row.spec.name))
-            row.set_inactive(inactive.get(row.spec.name, ""))
-        for text in self.query(TextParam):
-            text.set_value(getattr(values, text.spec.name))
+        # The rows are the panel's children (show_scene): a look through them, not a CSS query,
+        # which matched selectors against every widget below the panel, three times a change.
+        for widget in self.children:
+            if isinstance(widget, ParamRow):
+                widget.set_value(getattr(values, widget.spec.name))
+                widget.set_inactive(inactive.get(widget.spec.name, ""))
+            elif isinstance(widget, TextParam):
+                widget.set_value(getattr(values, widget.spec.name))
         self._show_scope(values)
 
     def _show_scope(self, values: Any) -> None:
@@ -347,7 +353,9 @@ class ParamPanel(VerticalScroll, can_focus=False):
             if isinstance(widget, (ParamRow, TextParam)):
                 widget.display = widget.spec.name not in hidden
         info = scene.info(values) if scene.info is not None else ""
-        for line in self.query(".param-info").results(Static):
+        for line in self.children:
+            if not (isinstance(line, Static) and line.has_class("param-info")):
+                continue
             if getattr(line, "shown_info", None) != info:  # an update is a layout pass
                 # ... unless the new text fits the lines the line has: then it is repainted in
                 # place. The line keeps the most lines it has taken at this width (switching
