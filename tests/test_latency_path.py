@@ -256,9 +256,27 @@ async def test_a_fast_change_is_painted_once_with_its_result(make_app, ready):
         assert app.result.values.rho == rho
         row = app.query_one("#param-rho")
         painted = {y for y, _, _ in updates[0].spans}
-        for widget in (row, app.query_one("#h-heatmap"), app.query_one("#grad-plot")):
+        legend = app.query_one("#grad-legend")  # its keys name rho
+        for widget in (row, app.query_one("#h-heatmap"), app.query_one("#grad-plot"), legend):
             assert set(range(widget.region.y, widget.region.bottom)) & painted, widget.id
         assert f"{rho:g}" in str(row.render_line(0).text)
+        assert f"rho={rho:.2f}" in str(legend.render())
+
+
+async def test_an_unchanged_status_line_repaints_nothing(make_app, ready):
+    """The app sets the status line after every change and frame; a change at the last frame
+    mostly leaves its text as it was, and then the line is not drawn again."""
+    app = make_app("vanishing")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        status = app.query_one("#status")
+        calls: list[str] = []
+        status.refresh = lambda *a, **k: calls.append("status")  # type: ignore[method-assign]
+        app._update_status()
+        assert calls == []
+        app._error = "ValueError: shown"
+        app._update_status()
+        assert calls == ["status"] and "shown" in str(status.render())
 
 
 async def test_a_change_slower_than_the_wait_arrives_as_a_message(make_app, ready, monkeypatch):
