@@ -369,3 +369,64 @@ async def test_the_direct_paths_colours_follow_the_ancestors_styles():
         heatmap.styles.padding = (0, 1)
         await pilot.pause()
         assert heatmap._direct_background() is None  # Textual's pass draws the padding
+
+
+async def test_a_lazily_set_static_draws_what_update_draws():
+    """``set_content_lazily`` sets what Static.update sets, and the Static makes the same
+    visual when it is drawn: the status line (StatusLine) shows the same text either way."""
+    from rich.text import Text
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    class Two(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("", id="a")
+            yield Static("", id="b")
+
+    app = Two()
+    async with app.run_test(size=(40, 4)) as pilot:
+        a, b = app.query_one("#a", Static), app.query_one("#b", Static)
+        text = Text("read 3/9  │  ") + Text("overflow", style="bold red")
+        a.update(text)
+        assert compat_textual.set_content_lazily(b, text)
+        assert b._Static__visual is None  # made only when drawn
+        b.refresh()
+        await pilot.pause()
+        assert b.content is text and b.visual == a.visual
+        assert [s.text for s in b.render_lines(b.region.reset_offset)] == [
+            s.text for s in a.render_lines(a.region.reset_offset)
+        ]
+        assert not compat_textual.set_content_lazily(object(), text)  # not a Static: no-op
+
+
+async def test_content_size_and_settles_node_list_follow_the_screen():
+    """``content_size`` is ``size`` once laid out (padding and border taken off); the list of
+    nodes ``settle`` waits on is walked again when a widget is mounted, so its messages are
+    waited for in the next paint, and it holds no node alive."""
+    import weakref
+
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("x", id="a")
+
+    app = One()
+    async with app.run_test(size=(30, 6)) as pilot:
+        a = app.query_one("#a", Static)
+        a.styles.padding = (1, 2)
+        a.styles.border = ("solid", "red")
+        await compat_textual.paint_now(app, pilot)
+        assert compat_textual.content_size(a) == a.size and a.size.width == 30 - 6
+        handled = []
+        late = Static("y", id="late")
+        await app.mount(late)
+        late.call_later(lambda: handled.append(1))
+        await compat_textual.paint_now(app, pilot)
+        assert handled == [1]
+        assert any(ref() is late for ref in compat_textual._screen_nodes(app, app.screen))
+        # weak references only: the list keeps no removed widget alive
+        assert all(
+            isinstance(ref, weakref.ref) for ref in compat_textual._screen_nodes(app, app.screen)
+        )

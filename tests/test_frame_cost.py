@@ -220,3 +220,32 @@ async def test_a_readout_with_no_width_draws_nothing_and_does_not_fail() -> None
         assert readout.render_line(0).text.startswith("cell")
         assert readout._lines(0) == []
         assert readout.render_line(0).text.startswith("cell")  # its lines at its width kept
+
+
+async def test_the_status_line_keeps_its_lines_and_they_are_textuals(make_app):
+    """A frame label shown before is not drawn again (StatusLine keeps Textual's lines per text,
+    crop and styles), and what it keeps is what Textual draws for that text now: after a theme
+    change a kept label is drawn anew in the new colours."""
+    from seqviz.ui.status import StatusLine
+
+    app = make_app("gates")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.until_ready()
+        await paint_now(app, pilot)
+        status = app.query_one("#status", StatusLine)
+        crop = status.size.region
+
+        def textuals() -> list:
+            status._set_dirty()  # Textual's own pass, from the text now, nothing kept
+            return Widget.render_lines(status, crop)
+
+        for theme in (app.theme, "textual-light"):
+            app.theme = theme
+            await paint_now(app, pilot)
+            for frame in (2, 3, 2):
+                app.seek(frame)
+                await paint_now(app, pilot)
+                kept = status.render_lines(crop)
+                assert f"read {frame}/" in "".join(s.text for s in kept)
+                assert kept == textuals(), (theme, frame)
+            assert status.render_lines(crop) is status.render_lines(crop)  # kept, not drawn

@@ -12,6 +12,7 @@ import functools
 import importlib
 import os
 import sys
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -25,7 +26,7 @@ from textual.await_complete import AwaitComplete
 from textual.cache import FIFOCache
 from textual.command import CommandList, CommandPalette
 from textual.filter import ANSIToTruecolor
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
@@ -62,6 +63,29 @@ def static_height(widget: Any, content: Any, width: int) -> int:
         return 0
     markup = getattr(widget, "_render_markup", True)
     return int(visualize(widget, content, markup=markup).get_height(widget.styles, width))
+
+
+def content_size(widget: Any) -> Size:
+    """``widget.size`` (its content area) from the size its last layout gave it (``outer_size``)
+    less its padding and border: ``size`` finds the widget's screen by walking its ancestors and
+    looks it up in the compositor's map, and an animation frame asked that of every widget it
+    repaints, several times. The same once laid out; a widget not shown keeps its last size."""
+    width, height = widget.outer_size
+    top, right, bottom, left = widget.styles.gutter
+    return Size(max(0, width - left - right), max(0, height - top - bottom))
+
+
+def set_content_lazily(static: Any, content: Any) -> bool:
+    """What ``Static.update`` sets, but the Visual is made when the static is next drawn (its
+    ``visual`` property makes it when it is None), not now: a status line set every frame and
+    drawn from its kept lines (StatusLine) makes none. False (nothing done) if Static's private
+    attributes are gone; the caller then updates it as Textual does. No refresh here."""
+    attrs = getattr(static, "__dict__", {})
+    if "_Static__content" not in attrs or "_Static__visual" not in attrs:
+        return False
+    attrs["_Static__content"] = content
+    attrs["_Static__visual"] = None
+    return True
 
 
 def set_title_line(widget: Any, title: Any) -> None:
@@ -125,11 +149,34 @@ async def settle(app: Any, rounds: int = 8) -> None:
     for _ in range(rounds):
         screen = app.screen
         nodes = [app, screen] if first else [screen]
-        busy = [n for n in (*nodes, *screen.walk_children()) if not n._message_queue.empty()]
+        busy = [n for n in nodes if not n._message_queue.empty()]
+        for ref in _screen_nodes(app, screen):
+            node = ref()
+            if node is not None and not node._message_queue.empty():
+                busy.append(node)
         first = False
         if not busy:
             return
         await _handled(busy)
+
+
+def _screen_nodes(app: Any, screen: Any) -> list[Any]:
+    """Weak references to the screen's nodes below it (``walk_children``), walked again only
+    when a widget was made or the app's registry of mounted nodes changed size: walking about a
+    hundred widgets twice a frame was a tenth of a frame of the gates scene, a cost the terminal
+    does not pay. A widget joins a screen by being made (its compose) and registered at its
+    mount, so either count moves; a removed node left in the list has an empty queue or is
+    closed (not waited for), and the weak reference lets it go. Kept on the screen."""
+    registry = getattr(app, "_registry", None)
+    made = getattr(Widget, "_sort_order", None)
+    if registry is None or made is None:
+        return [weakref.ref(node) for node in screen.walk_children()]
+    key = (made, len(registry))
+    kept = screen.__dict__.get("_seqviz_nodes")
+    if kept is None or kept[0] != key:
+        nodes = [weakref.ref(node) for node in screen.walk_children()]
+        kept = screen.__dict__["_seqviz_nodes"] = (key, nodes)
+    return kept[1]  # type: ignore[no-any-return]
 
 
 async def _handled(nodes: list[Any]) -> None:
@@ -335,7 +382,10 @@ INTERNALS = (
 # Console._color_system (SpanChopsUpdate keeps a span's sent text per strip; test_gates_frames);
 # Static._render_markup (static_height; test_compat.py); ScreenResume.refresh_styles (RegionScreen
 # skips the first restyle; tests/test_first_frame.py); Widget.border_title's setter calling
-# self.refresh() (set_title_line; test_gates_frames compares a switch with a fresh screen).
+# self.refresh() (set_title_line; test_gates_frames compares a switch with a fresh screen);
+# Static's private _Static__content/_Static__visual and its ``visual`` making a None visual
+# (set_content_lazily), App._registry and Widget._sort_order (settle), Widget.outer_size
+# (content_size): each checked on a running app in test_compat.py.
 
 
 # --- input that ended the app (issue 10); Textual bugs, worked around here -------------------
@@ -470,6 +520,9 @@ def _line_bands(regions: list[Any]) -> list[tuple[int, int]]:
     return bands
 
 
+_WIDTHS: dict[str, int] = {}  # a segment's text -> its cells (span_cells)
+
+
 def span_cells(strip: Any, start: int, end: int) -> tuple[int, list[Segment]]:
     """Cells ``start`` to ``end`` of a strip, widened to whole characters: (first cell, segments).
 
@@ -481,11 +534,17 @@ def span_cells(strip: Any, start: int, end: int) -> tuple[int, list[Segment]]:
     cells: list[Segment] = []
     first = -1
     pos = 0
+    widths = _WIDTHS
     for segment in strip:
         text, style, control = segment
         if control:
             continue
-        stop = pos + cell_len(text)
+        width = widths.get(text)
+        if width is None:  # rich's cell_len is cached too, behind two calls per segment
+            if len(widths) >= 4096:  # as many as rich keeps
+                widths.clear()
+            width = widths[text] = cell_len(text)
+        stop = pos + width
         if stop <= start or not text:
             pos = stop
             continue
@@ -958,7 +1017,7 @@ class DirectLines(DirectRefresh):
             return super().render_lines(crop)  # type: ignore[misc]
         self._direct_last = True
         base_background, background = colors
-        width = widget.region.width
+        width = widget.outer_size.width  # its region's: no padding or border on this path
         filters = widget.get_line_filters()
         if self.TRUECOLOR:
             filters = [f for f in filters if not isinstance(f, ANSIToTruecolor)]

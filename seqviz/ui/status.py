@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from rich.text import Text
 from textual.widgets import Static
 
-from seqviz.ui.compat_textual import DirectRefresh
+from seqviz.ui.compat_textual import DirectRefresh, set_content_lazily
+from seqviz.ui.widgets.kept import KeptLines
+from seqviz.ui.widgets.readout import text_key
 
 OVERFLOW_STYLE = "bold #ff2bd6"
 
@@ -52,13 +55,37 @@ def status_text(
     return Text("  │  ").join(p for p in parts if p.plain)
 
 
-class StatusLine(DirectRefresh, Static):
+class StatusLine(KeptLines, DirectRefresh, Static):
     """The status line: a Static whose repaints (a new frame label every animation frame) go to
     the screen at once (DirectRefresh), in the same screen update as the frame's maps and
-    plots, not one message hop later (that hop often made a second screen update)."""
+    plots, not one message hop later (that hop often made a second screen update).
+
+    Its lines are kept as Textual drew them (KeptLines), per text, crop, size and styles: a
+    frame label shown before (the same frame after a parameter change, a replay) is not drawn
+    again. Drawing it through Textual's Static pipeline (its Content, then the StylesCache
+    pass) was about a tenth of a gates animation frame. A new Text's Content is made only when
+    it is drawn (``set_content_lazily``), not when it is set.
+    """
+
+    KEEP = 512  # labels: every frame of a long text, and the hints and errors between them
+    _shown: tuple[Any, ...] | None = None  # the key of the Text shown; None: not a Text
 
     def update(self, content: Any = "", *, layout: bool = True) -> None:
         # The app sets the line after every change and frame; mostly it reads as before (a
         # parameter change in a scene at its last frame): then there is nothing to repaint.
-        if layout or content != self.content:
+        if not layout and content == self.content:
+            return
+        self._shown = text_key(content) if isinstance(content, Text) else None
+        if not set_content_lazily(self, content):
             super().update(content, layout=layout)
+            return
+        self.refresh(layout=layout)
+
+    def kept_key(self) -> Hashable:
+        """The text, and what Textual's pass draws it with besides the size and the styles
+        (KeptLines adds those): the line filters and the ANSI theme. None with a hovered link."""
+        if self._shown is None or self.hover_style._link_id:
+            return None
+        app = self.app
+        filters = tuple(id(f) for f in self.get_line_filters())
+        return (self._shown, filters, id(app.ansi_theme), app.native_ansi_color)

@@ -13,7 +13,7 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from seqviz.ui.compat_textual import DirectLines, refresh_lines
+from seqviz.ui.compat_textual import DirectLines, content_size, refresh_lines
 from seqviz.ui.widgets.axes import TIME_STEPS, UNIT_STEPS, axis_ticks, cell_of
 from seqviz.ui.widgets.colormap import Colormap, diverging
 from seqviz.ui.widgets.kept import KeptLines
@@ -197,7 +197,7 @@ class Heatmap(KeptLines, DirectLines, Widget):
     def _shown_edge(self) -> tuple[int, bool] | None:
         """The map cell where the shown columns end (from the end: start), in the last paint's
         layout, and whether from the end; None before the first paint or after a resize."""
-        if self._layout_key is None or self._paint_size != self.size:
+        if self._layout_key is None or self._paint_size != content_size(self):
             return None
         return self._edge(), self._from_end
 
@@ -432,7 +432,7 @@ class Heatmap(KeptLines, DirectLines, Widget):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # Size and layout once per paint, not per line (``size`` walks the DOM).
-        self._paint_size = self.size
+        self._paint_size = content_size(self)
         self._layout()
         return super().render_lines(crop)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -19,7 +20,13 @@ from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
 from seqviz.ui.compat_plotext import build_grid, colors_to_ansi, set_size, theme_name
-from seqviz.ui.compat_textual import DirectLines, refresh_lines, static_height, update_static
+from seqviz.ui.compat_textual import (
+    DirectLines,
+    content_size,
+    refresh_lines,
+    static_height,
+    update_static,
+)
 from seqviz.ui.widgets.kept import KeptLines
 from seqviz.ui.widgets.runs import RunLine, joined
 
@@ -100,6 +107,26 @@ class Picture:
     @classmethod
     def message(cls, text: str) -> Picture:
         return cls((RunLine([Segment(text, Style(dim=True))], [len(text)]),), (0, 0))
+
+
+def _cells(line: RunLine) -> list[tuple[str, Any]]:
+    """(character, style) of each cell of a line of one-cell characters."""
+    return [(ch, segment.style) for segment in line.cells(0, line.length) for ch in segment.text]
+
+
+def _differing_cells(full: RunLine, empty: RunLine) -> list[int]:
+    """The columns where two lines of one-cell characters show different cells (a column past
+    one line's end differs if the other has a cell there)."""
+    a, b = _cells(full), _cells(empty)
+    if len(a) < len(b):
+        a, b = b, a
+    return [x for x, cell in enumerate(a) if x >= len(b) or cell != b[x]]
+
+
+def _any_in(columns: list[int], lo: int, hi: int) -> bool:
+    """Whether the sorted ``columns`` hold one in [lo, hi)."""
+    i = bisect_left(columns, lo)
+    return i < len(columns) and columns[i] < hi
 
 
 class CutLines(Sequence[Strip]):
@@ -209,7 +236,7 @@ class SafePlot(DirectLines, PlotextPlot):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # The size once per paint, not per line (``size`` walks the DOM).
-        width, height = self.size
+        width, height = content_size(self)
         self._paint_width = width
         self._paint_lines = self._lines(width, height)
         if self._blank.cell_length != width:
@@ -240,6 +267,7 @@ class SeriesPlot(SeriesAxes, SafePlot):
         # (cut, width) -> (full picture, empty picture, strips): a frame shown again is reused
         self._cut_strips: dict[tuple[int, int], tuple[Picture, Picture, CutLines]] = {}
         self._cut_pictures: tuple[Picture, Picture] | None = None  # the last cut frame's pair
+        self._differing_kept: tuple[Picture, Picture, list[list[int]]] | None = None
 
     def set_series(self, series: Sequence[Series], *, xlim: tuple[float, float] | None = None,
                    ylim: tuple[float, float] | None = None) -> None:  # fmt: skip
@@ -278,21 +306,26 @@ class SeriesPlot(SeriesAxes, SafePlot):
             return
         # Of those columns, only the lines where a curve has a point there change: the others
         # show the same axes and blanks in the full and the empty picture.
-        full, empty = pictures
-        lines = [
-            y
-            for y, (f, e) in enumerate(zip(full.lines, empty.lines, strict=True))
-            if f.cells(lo, hi) != e.cells(lo, hi)
-        ]
+        lines = [y for y, cols in enumerate(self._differing(*pictures)) if _any_in(cols, lo, hi)]
         if lines:
             refresh_lines(self, *(Region(lo, y, hi - lo, 1) for y in lines))
+
+    def _differing(self, full: Picture, empty: Picture) -> list[list[int]]:
+        """Per line, the sorted columns where the full and the empty picture differ: found once
+        per pair of pictures (each frame of a first play asked it of every line anew)."""
+        kept = self._differing_kept
+        if kept is not None and kept[0] is full and kept[1] is empty:
+            return kept[2]
+        columns = [_differing_cells(f, e) for f, e in zip(full.lines, empty.lines, strict=True)]
+        self._differing_kept = (full, empty, columns)
+        return columns
 
     def _cut(self) -> int | None:
         """The column where this frame is cut between the full and the empty picture, at the
         last paint's size; None when the whole picture shows, or before the first paint."""
         n = max((len(s.x) for s in self._series), default=0)
         upto, canvas = self._upto, self._cut_canvas
-        if upto is None or upto >= n or canvas is None or self.size != self._cut_size:
+        if upto is None or upto >= n or canvas is None or content_size(self) != self._cut_size:
             return None
         return self._reveal_column(canvas, upto)
 

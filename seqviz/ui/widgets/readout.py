@@ -15,7 +15,7 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from seqviz.ui.compat_textual import DirectLines, refresh_lines
+from seqviz.ui.compat_textual import DirectLines, content_size, refresh_lines
 
 
 def sci(value: float) -> str:
@@ -155,7 +155,7 @@ class Readout(DirectLines, Widget):
         are repainted; the screen is laid out again only if the number of lines changed."""
         old, old_width = self._strips, self._strips_width
         self._strips = None
-        width = self.size.width if self.is_mounted else 0
+        width = content_size(self).width if self.is_mounted else 0
         if width <= 0 or old is None:
             self._relayout()
             return
@@ -258,7 +258,7 @@ class Readout(DirectLines, Widget):
         return len(self._lines(width)) if width > 0 else 0
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = content_size(self).width
         lines = self._lines(width)
         return lines[y] if y < len(lines) else Strip.blank(width, self.visual_style.rich_style)
 
