@@ -9,6 +9,8 @@ from typing import Any
 from textual.geometry import Region
 from textual.strip import Strip
 
+from seqviz.ui.compat_textual import content_size
+
 
 class KeptLines:
     """Mixin (before the Widget class): ``render_lines`` keeps its lines per ``kept_key()`` (what
@@ -32,7 +34,7 @@ class KeptLines:
         if shows is None:
             return super().render_lines(crop)  # type: ignore[misc, no-any-return]
         rules = tuple(node.styles._cache_key for node in widget.ancestors_with_self)
-        key = (shows, crop, widget.size, widget.visual_style, rules)
+        key = (shows, crop, content_size(widget), widget.visual_style, rules)  # no DOM walk
         kept: OrderedDict[Hashable, list[Strip]] = widget.__dict__.setdefault(
             "_kept_lines", OrderedDict()
         )
