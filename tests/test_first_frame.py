@@ -275,3 +275,75 @@ async def test_the_first_frame_does_not_wait_for_the_screens_update_tick(
             await asyncio.sleep(0.01)
         assert probe.painted_after, "the first frame waited for the update tick"
         assert [type(u) for u in updates[: probe.painted_after[0]]] == [LayoutUpdate]
+
+
+@pytest.mark.parametrize("scene, size", [("vanishing", SIZE), ("gates", (80, 24))])
+async def test_the_held_first_frame_is_laid_out_once_the_screen_has_its_size(
+    make_app, launched, monkeypatch, scene, size
+):
+    """Textual lays the whole screen out at each Resize the screen gets, also at the size it
+    has: at start-up three came at the terminal's size while the first frame was held. Now the
+    screen is laid out once as it is first shown (its size) and once as the frame is released,
+    and the first frame is still the screen drawn afresh."""
+    from textual.screen import Screen
+
+    from seqviz.ui import app as app_module
+
+    layouts: list[bool] = []  # per layout of the app's screen: whether the first frame is held
+    original = Screen._refresh_layout
+
+    def counting(self: Screen, size: Any = None, scroll: bool = False) -> None:
+        if self is self.app.screen_stack[0]:
+            layouts.append(self.app._held is not None)
+        original(self, size, scroll)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counting)
+    monkeypatch.setattr(app_module, "FIRST_FRAME_HOLD", 60.0)
+    app = make_app(scene, **launched)
+    updates: list[Any] = []
+    capture_updates(app, updates.append)
+    probe = _Probe(updates, app)
+    app._probe = probe
+    async with app.run_test(size=size) as pilot:
+        await app.until_ready()
+        await pilot.pause()
+        assert probe.painted_after
+        assert layouts[:2] == [True, False]  # shown (held), then released
+        assert layouts.count(True) == 1
+        assert [type(u) for u in updates[: probe.painted_after[0]]] == [LayoutUpdate]
+        first = ScreenMirror(*size)
+        first.apply(updates[0])
+        assert first.first_difference(ScreenMirror.of_strips(probe.screen_then, size[0])) == ""
+
+
+async def test_the_first_scene_tab_and_the_palette_hint_are_born_with_their_classes(
+    make_app, launched, monkeypatch
+):
+    """The first scene's tab is created active, and the palette's key hint compact, instead of
+    getting the class as they mount: each class change restyled the widget just styled."""
+    from textual.css.stylesheet import Stylesheet
+
+    from seqviz.ui.widgets.scenebar import SceneTab
+
+    restyled: list[Any] = []
+    original = Stylesheet.update_nodes
+
+    def counting(self: Stylesheet, nodes: Any, animate: bool = False) -> None:
+        nodes = list(nodes)
+        restyled.extend(nodes)
+        original(self, nodes, animate)
+
+    monkeypatch.setattr(Stylesheet, "update_nodes", counting)
+    app = make_app("vanishing", **launched)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.until_ready()
+        await pilot.pause()
+        tabs = [n for n in restyled if isinstance(n, SceneTab)]
+        hints = [n for n in restyled if n.has_class("-command-palette")]
+        assert tabs == [] and hints == []
+        assert app.query_one("#tab-vanishing").has_class("-active")
+        assert app.query_one(".-command-palette").has_class("-compact")
+        app.set_scene("memory")  # a switch still moves the active tab
+        await app.until_ready()
+        assert app.query_one("#tab-memory").has_class("-active")
+        assert not app.query_one("#tab-vanishing").has_class("-active")

@@ -178,7 +178,7 @@ class SeqvizApp(App[None]):
         return RegionScreen(id="_default")  # a frame renders only its changed lines
 
     def compose(self) -> ComposeResult:
-        yield SceneBar(list(scene_titles().items()), id="scenebar")
+        yield SceneBar(list(scene_titles().items()), active=self.scene.name, id="scenebar")
         with Horizontal(id="body"):
             with Vertical(id="sidebar"):
                 yield ParamPanel(id="controls")

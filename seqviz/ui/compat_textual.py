@@ -370,6 +370,7 @@ INTERNALS = (
     ("textual._styles_cache.StylesCache", "get_inner_outer"),
     ("textual._styles_cache.StylesCache", "clear"),
     ("textual.screen.Screen", "_on_screen_resume"),
+    ("textual.screen.Screen", "_screen_resized"),
 )
 
 # attributes of live objects (not callables), checked on a running app in tests/test_compat.py:
@@ -803,6 +804,19 @@ class RegionScreen(Screen):
         if not self._resumed:
             event.refresh_styles = False
         self._resumed = True
+
+    def _screen_resized(self, size: Any) -> None:
+        """Textual lays the whole screen out again at every Resize the screen gets, also one to
+        the size it is laid out at: at start-up three came at 160x50 (the app's, the one the
+        screen's first layout posts to itself, one from its idle check), each a full layout
+        pass while the first frame is held (``App.batch_update``: nothing is painted). While
+        held, one to the same size only marks the layout as needed: the release lays out
+        once, what was mounted meanwhile included."""
+        app = self.app
+        if app._batch_count and size == self._compositor.size and self is app.screen:
+            self._layout_required = True
+            return
+        super()._screen_resized(size)
 
     def _compositor_refresh(self) -> None:
         """Textual renders an update even inside ``App.batch_update`` and then drops it

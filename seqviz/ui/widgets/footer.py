@@ -96,12 +96,16 @@ class FittingFooter(Footer):
 
     def compose(self) -> ComposeResult:
         for widget in super().compose():
-            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+            if isinstance(widget, FooterKey):
                 # Born compact (Textual's default), each hint was restyled twice as it mounted:
                 # compact, then not, through its data binding to the footer (which the palette
-                # hint has not: it stays compact). Start it as the footer is.
-                widget.set_reactive(FooterKey.compact, self.compact)
-                widget.set_class(self.compact, "-compact", update=False)
+                # hint has not: it stays compact). Start it as the footer is. The palette
+                # hint (compact: Textual's default) gets its class now too: its watcher adding
+                # it at mount restyled it. Read before this, ``compact`` runs that watcher.
+                palette = widget.has_class("-command-palette")
+                if not palette:
+                    widget.set_reactive(FooterKey.compact, self.compact)
+                widget.set_class(palette or self.compact, "-compact", update=False)
             yield widget
 
     async def recompose(self) -> None:

@@ -17,8 +17,9 @@ class SceneTab(Static):
             super().__init__()
             self.name = name
 
-    def __init__(self, number: int, name: str, title: str) -> None:
-        super().__init__(f" {number} {title} ", id=f"tab-{name}", classes="scene-tab")
+    def __init__(self, number: int, name: str, title: str, *, active: bool = False) -> None:
+        classes = "scene-tab -active" if active else "scene-tab"
+        super().__init__(f" {number} {title} ", id=f"tab-{name}", classes=classes)
         self.scene_name = name
         self.long_label = f" {number} {title} "
         self.short_label = f" {number} {name} "
@@ -69,14 +70,18 @@ class SceneBar(Horizontal):
     }
     """
 
-    def __init__(self, scenes: list[tuple[str, str]], *, id: str | None = None) -> None:
+    def __init__(self, scenes: list[tuple[str, str]], *, active: str | None = None,
+                 id: str | None = None) -> None:  # fmt: skip
+        """``active``: the scene whose tab is born active (set_active later would restyle it
+        right after it was styled)."""
         super().__init__(id=id)
         self._scenes = scenes
+        self._active = active
 
     def compose(self) -> ComposeResult:
         yield Static("seqviz", id="app-name")
         for number, (name, title) in enumerate(self._scenes, start=1):
-            yield SceneTab(number, name, title)
+            yield SceneTab(number, name, title, active=name == self._active)
         yield Static("", id="play-state")
 
     def set_active(self, name: str) -> None:
