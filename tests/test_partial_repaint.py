@@ -335,3 +335,38 @@ async def test_a_restart_shows_the_new_run_in_every_panel(make_app, monkeypatch)
         assert await _equals_its_result_from_scratch(app, pilot) == ""
         app._rebuilding = False
         app._show_pending()
+
+
+@pytest.mark.slow
+async def test_while_training_the_status_line_keeps_pace_with_the_capped_panels(
+        make_app, monkeypatch):  # fmt: skip
+    shown = _capped_forever(monkeypatch)
+    app = make_app("training", {"steps": 20000, **TINY})
+    results: list[tuple[bool, bool, int]] = []  # (capped panels drawn, playing, status updates)
+    show_pending, update_status = app._show_pending, app._update_status
+    updates = [0]
+
+    def counted_status() -> None:
+        updates[0] += 1
+        update_status()
+
+    def counted_show() -> None:
+        before, drawn = updates[0], len(shown)
+        show_pending()
+        if len(shown) > drawn:
+            _, capped, playing = shown[-1]
+            results.append((capped, playing, updates[0] - before))
+
+    app._update_status, app._show_pending = counted_status, counted_show
+    async with app.run_test(size=SIZE) as pilot:
+        await _until(app, pilot, lambda: sum(not c and p for c, p, _ in results) >= 3,
+                     "results drawn while training, after the run's first")  # fmt: skip
+        assert results[0][0] and results[0][2] == 1  # the run's first: panels and status
+        assert all(n == 0 for capped, playing, n in results if playing and not capped)
+        app._rebuilding = True  # from here arriving results stay pending
+        app.pause()
+        await paint_now(app, pilot)
+        status = str(app.query_one("#status").render())
+        assert f"update {app.result.step}/20000 · paused" in status  # caught up at the pause
+        app._rebuilding = False
+        app._show_pending()

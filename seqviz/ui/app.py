@@ -675,7 +675,8 @@ class SeqvizApp(App[None]):
             if self._stream_done:
                 self.playback.playing = False
                 self._stream_finished.set()
-        self._update_status()
+        if view.status_due:
+            self._update_status()
         if self._stream is None and self._held is None:
             paint_pending(self)  # a worker's result: painted now, not at the screen's next tick
         if self._held is not None:

@@ -210,6 +210,12 @@ class SceneView(Vertical):
         if self.result is not None:
             self.show_frame(self.frame)
 
+    @property
+    def status_due(self) -> bool:
+        """Whether the status line is redrawn with the result just shown (a live view may
+        pace it with its other panels)."""
+        return True
+
     def show_paused(self) -> None:
         """Playing stopped (the animation, or a live scene's stream): a view that draws some
         panels less often while playing brings them up to date here."""

@@ -143,6 +143,12 @@ class TrainingView(SceneView):
         except NoMatches:
             pass  # a result that arrives while the view is being removed (scene switch, quit)
 
+    @property
+    def status_due(self) -> bool:
+        """The status line (update count, events) keeps pace with the capped panels: it
+        costs about 1.3 ms per result, and then agrees with the readout."""
+        return self.capped_current
+
     def show_paused(self) -> None:
         """Training stopped: the capped panels catch up with the result on screen."""
         if self.result is not None and not self.capped_current:
