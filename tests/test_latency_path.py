@@ -328,3 +328,31 @@ async def test_vanishing_readout_is_text_lines_unless_its_table_does_not_fit(mak
             Group(*lines), app.console_options.update(width=width, height=None),
             readout.visual_style.rich_style, width)]  # fmt: skip
         assert isinstance(readout._builder(12), Group)  # even one column does not fit in 12
+
+
+async def test_a_parameter_row_shown_again_is_not_drawn_again(make_app, ready):
+    """A row's line is kept per value, state and focus: toggling a parameter back draws
+    nothing new, and the kept line is the one Textual draws for that value."""
+    from textual.geometry import Region
+
+    from seqviz.ui.compat_textual import paint_now
+
+    app = make_app("vanishing")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        row = app.query_one("#param-rho")
+        drawn: list = []
+        original = type(row).render
+        row.render = lambda: (drawn.append(row.value), original(row))[1]  # type: ignore[method-assign]
+        crop = Region(0, 0, row.size.width, 1)
+        lines = {}
+        for rho in (1.05, 1.1, 1.05, 1.1):
+            app.set_param("rho", rho)
+            await ready(app, pilot)
+            await paint_now(app)
+            lines.setdefault(rho, []).append(row.render_lines(crop)[0].text)
+        assert drawn == [1.05, 1.1]  # the second visit of each value drew nothing
+        assert all(len(set(texts)) == 1 and f"{rho:g}" in texts[0] for rho, texts in lines.items())
+        row.focus() if not row.has_focus else app.query_one("#param-hidden").focus()
+        await paint_now(app)
+        assert len(drawn) == 3  # a new focus state is drawn

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from rich.text import Text
@@ -14,6 +15,7 @@ from textual.widgets import Input, Static
 
 from seqviz.scenes.base import ParamSpec, Scene
 from seqviz.ui.compat_textual import refresh_lines, update_static
+from seqviz.ui.widgets.kept import KeptLines
 
 
 class ParamChanged(Message):
@@ -42,8 +44,12 @@ class SceneOwned:
     scene_name: str | None = None  # set by ParamPanel; None: whichever scene is current
 
 
-class ParamRow(SceneOwned, Widget, can_focus=True):
-    """``label  ◂ value ▸``: click the arrows, scroll the wheel, or press +/- when focused."""
+class ParamRow(SceneOwned, KeptLines, Widget, can_focus=True):
+    """``label  ◂ value ▸``: click the arrows, scroll the wheel, or press +/- when focused.
+
+    Its line is kept as Textual drew it, per value, state and focus (KeptLines): a value or a
+    focus shown before (toggling a parameter back, moving the focus up and down the rows) is
+    not drawn again through Textual's pipeline, about a millisecond for this one line."""
 
     DEFAULT_CSS = """
     ParamRow {
@@ -76,6 +82,14 @@ class ParamRow(SceneOwned, Widget, can_focus=True):
         if value != self.value:
             self.value = value
             refresh_lines(self)
+
+    def kept_key(self) -> Hashable:
+        """What the line shows besides the size and styles (KeptLines adds those), and what
+        Textual's pass draws it with: the line filters and the ANSI theme."""
+        app = self.app
+        filters = tuple(id(f) for f in self.get_line_filters())
+        shows = (self.value, self.inactive, self.has_focus, self.spec)
+        return (shows, filters, id(app.ansi_theme), app.native_ansi_color)
 
     def _control(self, width: int) -> tuple[str, str]:
         """(label, value as drawn between the arrows) for this width. In order of preference:
