@@ -105,3 +105,37 @@ async def test_a_heatmap_keeps_its_lines_per_data_and_draws_anew_for_a_theme_or_
         await pilot.pause()
         resized = await show(first_data, diverging(1.0))
         assert len(resized[0].text) == 24 and resized == _heatmap_lines(heatmap)
+
+
+async def test_a_parameter_row_keeps_its_line_per_value_reason_and_focus() -> None:
+    from seqviz.scenes import get_scene
+    from seqviz.ui.widgets.controls import ParamRow
+
+    scene = get_scene("gates")
+    row, other = ParamRow(scene.spec("unit"), 0), ParamRow(scene.spec("seed"), 1)
+    async with Host(Vertical(row, other)).run_test(size=(30, 4)) as pilot:
+        await pilot.pause()
+
+        async def lines() -> list:
+            await pilot.pause()
+            crop = Region(0, 0, *row.outer_size)  # as the compositor asks (with the padding)
+            drawn = row.render_lines(crop)
+            row._styles_cache.clear()
+            assert drawn == Widget.render_lines(row, crop)  # what Textual draws now
+            return drawn
+
+        other.focus()  # the app focused the first row
+        plain = await lines()
+        row.focus()
+        focused = await lines()
+        assert focused != plain  # the focused row's arrows and background
+        other.focus()
+        unfocused = await lines()
+        assert unfocused == plain  # drawn anew: a focus change restyles the row
+        row.set_value(3)
+        assert _texts(await lines()) != _texts(plain)
+        row.set_inactive("the model sets it")
+        assert _texts(await lines()) != _texts(plain)
+        row.set_inactive("")
+        row.set_value(0)
+        assert await lines() is unfocused  # kept

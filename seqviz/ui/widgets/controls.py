@@ -44,6 +44,16 @@ class SceneOwned:
     scene_name: str | None = None  # set by ParamPanel; None: whichever scene is current
 
 
+class InfoLine(KeptLines, Static):
+    """The scene's info line under the parameters (e.g. the loaded model's sizes); its lines
+    kept per text (``ParamPanel._show_scope`` sets ``shown_info``)."""
+
+    shown_info: str | None = None
+
+    def kept_key(self) -> Hashable:
+        return self.shown_info
+
+
 class ParamRow(SceneOwned, KeptLines, Widget, can_focus=True):
     """``label  ◂ value ▸``: click the arrows, scroll the wheel, or press +/- when focused.
 
@@ -341,7 +351,7 @@ class ParamPanel(VerticalScroll, can_focus=False):
                 row = ParamRow(spec, value)
             row.scene_name = scene.name
             rows.append(row)
-        rows.append(Static("", classes="param-info"))
+        rows.append(InfoLine("", classes="param-info"))
         await self.mount_all(rows)
         self.show_values(values)
 
@@ -374,7 +384,7 @@ class ParamPanel(VerticalScroll, can_focus=False):
                 # ... unless the new text fits the lines the line has: then it is repainted in
                 # place. The line keeps the most lines it has taken at this width (switching
                 # between two models, each description then costs one layout pass, once).
-                line.shown_info = info  # type: ignore[attr-defined]
+                line.shown_info = info  # type: ignore[attr-defined]  # an InfoLine
                 size = line.content_size
                 shown = line.display and bool(info) and size.width > 0
                 if shown:

@@ -14,7 +14,7 @@ from seqviz.ui.compat_textual import content_size
 
 class KeptLines:
     """Mixin (before the Widget class): ``render_lines`` keeps its lines per ``kept_key()`` (what
-    the widget shows), the crop, the size and the widget's style, for its last ``KEEP`` keys.
+    the widget shows), the crop, the size and the widget's style, for the ``KEEP`` keys shown last.
 
     A view that switches between two contents (e.g. the gates scene's legends and captions for
     an LSTM and a GRU) then draws each only once: Textual's own line cache is emptied with every
@@ -39,7 +39,9 @@ class KeptLines:
             "_kept_lines", OrderedDict()
         )
         lines = kept.get(key)
-        if lines is None:
+        if lines is not None:
+            kept.move_to_end(key)  # the least recently shown go first
+        else:
             lines = super().render_lines(crop)  # type: ignore[misc]
             kept[key] = lines
             if len(kept) > self.KEEP:
