@@ -848,21 +848,29 @@ def repaint_unseen(widget: Any) -> bool:
     that follows, which for a hidden widget repaint nothing. Showing it again lays the screen
     out, which draws it whole from those emptied caches. False (nothing done) for a widget on
     show or with anything else pending (a layout, styles, a scroll)."""
-    if (
-        widget.display
-        or not widget.is_mounted
-        or widget._layout_required
+    if widget.display or not widget.is_mounted or _pending(widget):
+        return False
+    _mark_stale(widget)
+    widget._repaint_required = True
+    return True
+
+
+def _pending(widget: Any) -> bool:
+    """Whether the widget waits for more than a repaint (a layout, styles, a scroll)."""
+    return bool(
+        widget._layout_required
         or widget._refresh_styles_required
         or widget._scroll_required
         or widget._recompose_required
-    ):
-        return False
+    )
+
+
+def _mark_stale(widget: Any, *regions: Region) -> None:
+    """What Widget.refresh does to a widget's drawn lines for a repaint."""
     widget._layout_cache.clear()
-    widget._set_dirty()
+    widget._set_dirty(*regions)
     widget.clear_cached_dimensions()
     widget._rich_style_cache.clear()
-    widget._repaint_required = True
-    return True
 
 
 def repaint_directly(widget: Any, *regions: Region) -> bool:
@@ -880,20 +888,11 @@ def repaint_directly(widget: Any, *regions: Region) -> bool:
     layout, styles, a scroll) takes Textual's path, as does a widget not shown on its screen.
     """
     screen = _shown_screen(widget)
-    if (
-        screen is None
-        or widget._layout_required
-        or widget._refresh_styles_required
-        or widget._scroll_required
-        or widget._recompose_required
-    ):
+    if screen is None or _pending(widget):
         return False
     # What Widget.refresh does for a repaint, then what its Idle handler and the screen's
     # Update handler do.
-    widget._layout_cache.clear()
-    widget._set_dirty(*regions)
-    widget.clear_cached_dimensions()
-    widget._rich_style_cache.clear()
+    _mark_stale(widget, *regions)
     screen._dirty_widgets.add(widget)
     screen.check_idle()
     return True
