@@ -14,7 +14,7 @@ Each animated scene gets two rates. "Replay" (``fps``, ``ratio``) cycles through
 frames again and again, as a lecturer stepping back and forth does: most of those frames were
 drawn before, so the widgets' line caches serve them. "First play" (``first_play_fps``,
 ``first_play_ratio``) draws every frame for the first time after a recompute: before each pass
-through the frames one parameter changes (``first_play_param``, nudged back and forth; the
+through the frames one parameter changes (``first_play_param``, walking: ``Walk``; the
 recompute and its first paint are not timed), so a frame costs what the first pass after a
 parameter change costs a user. Both are timed in the same rounds beside the same ceiling.
 
@@ -231,9 +231,10 @@ async def _scene_frames(frames: _Frames, scene: str) -> dict[str, Any]:
     first_per_round = max(1, FIRST_PLAY_FRAMES // ROUNDS)
     first_s = ceiling_s = 0.0
     first_count = 0
+    walk = Walk(change[0], change[1])
     for _ in range(ROUNDS):
         ceiling_s += await _ceiling_round(frames, per_round)
-        seconds, drawn = await _first_play(frames, change, first_per_round)
+        seconds, drawn = await _first_play(frames, walk, first_per_round)
         first_s, first_count = first_s + seconds, first_count + drawn
     spec, base, _ = change
     app.set_param(spec.name, base)
@@ -245,17 +246,50 @@ async def _scene_frames(frames: _Frames, scene: str) -> dict[str, Any]:
     return rates
 
 
-async def _first_play(frames: _Frames, change: tuple[Any, Any, Any], count: int,
-                      ) -> tuple[float, int]:  # fmt: skip
+class Walk:
+    """The values a bench run gives one parameter: a number steps one way and turns at a bound,
+    so no value comes back while the range lasts; a choice cycles. Toggling between two values
+    let the widgets' content-keyed line caches (KeptLines, a heatmap's kept colour bins) serve
+    every change after the second from what they drew two changes before: neither a first
+    draw nor what a user walking a parameter with `+` waits for."""
+
+    def __init__(self, spec: Any, value: Any) -> None:
+        self.spec, self.value = spec, value
+        self.direction = 1 if spec.nudge(value, 1) != value else -1
+        self.repeats = spec.kind == "choice"  # a few choices come back: forget before each
+
+    def next(self) -> Any:
+        value = self.spec.nudge(self.value, self.direction)
+        if value == self.value:  # at a bound: turn
+            self.direction = -self.direction
+            value = self.spec.nudge(self.value, self.direction)
+        self.value = value
+        return value
+
+
+def forget_kept(app: Any) -> int:
+    """Make every widget on screen drop the lines and data it keeps per content, as if it had
+    never shown any (the next draw of each is a first draw); returns how many forgot."""
+    forgot = 0
+    for node in app.screen.walk_children(with_self=False):
+        forget = getattr(node, "forget_kept", None)
+        if callable(forget):
+            forget()
+            forgot += 1
+    return forgot
+
+
+async def _first_play(frames: _Frames, walk: Walk, count: int) -> tuple[float, int]:
     """Seconds and frames for ``count`` frames each drawn for the first time after a recompute:
-    before each pass the parameter changes (untimed: the recompute and the paint of the frame
-    at the cursor), then the pass steps through every other frame once."""
+    before each pass the parameter takes its walk's next value (untimed: the recompute and the
+    paint of the frame at the cursor), then the pass steps through every other frame once. A
+    choice's values come back, so the widgets forget what they kept before each pass."""
     app = frames.app
-    spec, base, other = change
     elapsed, drawn = 0.0, 0
     while drawn < count:
-        value = other if getattr(app.values, spec.name) == base else base
-        app.set_param(spec.name, value)
+        if walk.repeats:
+            forget_kept(app)
+        app.set_param(walk.spec.name, walk.next())
         await app.until_ready()
         await frames.paint()
         n, start = max(1, app.n_frames), app.frame
@@ -376,9 +410,10 @@ def _changing_param(scene: Any, values: Any, recompute: bool = True,
 
 async def _latency(frames: _Frames, scene_name: str, changes: int, recompute: bool = True,
                    ) -> dict[str, Any] | None:  # fmt: skip
-    """Milliseconds from a parameter change to the new result painted, nudging one parameter
-    up and down in turn (each value differs from the one on screen). ``recompute=False``: a
-    parameter that changes only the view (e.g. gates' unit cursor), none if the scene has none."""
+    """Milliseconds from a parameter change to the new result painted, one parameter walking
+    (``Walk``: a number never comes back while its range lasts, as a user pressing `+` sees;
+    a choice cycles, as a user flipping models does). ``recompute=False``: a parameter that
+    changes only the view (e.g. gates' unit cursor), none if the scene has none."""
     app = frames.app
     app.set_scene(scene_name)
     await app.until_ready()
@@ -386,12 +421,14 @@ async def _latency(frames: _Frames, scene_name: str, changes: int, recompute: bo
     change = _changing_param(app.scene, app.values, recompute)
     if change is None:
         return None
-    spec, base, other = change
+    spec, base, _ = change
+    walk = Walk(spec, base)
     times = []
-    for i in range(changes):
+    for _ in range(changes):
+        value = walk.next()
         await frames.paint()
         start = time.perf_counter()
-        app.set_param(spec.name, other if i % 2 == 0 else base)
+        app.set_param(spec.name, value)
         await app.until_ready()
         await frames.paint()
         times.append((time.perf_counter() - start) * 1000)

@@ -163,6 +163,11 @@ class Heatmap(KeptLines, DirectLines, Widget):
         self._token = kept[0]
         return kept[1]
 
+    def forget_kept(self) -> None:
+        """Also the kept colour bins of the data sets shown before (the one shown stays)."""
+        super().forget_kept()
+        self._kept_data.clear()
+
     def kept_key(self) -> Hashable:
         """Everything the lines show besides the size and styles (KeptLines adds those): the
         data, colours, labels, axes, cursor and shown columns, and the background the direct

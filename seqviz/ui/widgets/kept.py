@@ -28,6 +28,10 @@ class KeptLines:
         """What the widget shows; None: nothing to key on, draw as Textual does."""
         raise NotImplementedError
 
+    def forget_kept(self) -> None:
+        """Drop every kept line: the next draw is a first draw (the UI bench's first play)."""
+        self.__dict__.pop("_kept_lines", None)
+
     def render_lines(self, crop: Region) -> list[Strip]:
         widget: Any = self
         shows = self.kept_key()

@@ -178,6 +178,12 @@ class SafePlot(DirectLines, PlotextPlot):
         # removed plot (and its cached pictures) would stay alive after every scene switch.
         self.app.theme_changed_signal.unsubscribe(self)
 
+    def forget_kept(self) -> None:
+        """Drop the kept pictures: the next draw builds its figure anew (the UI bench's first
+        play)."""
+        self._pictures.clear()
+        self._picture_strips = (None, 0, [])
+
     def _content_key(self) -> Hashable:
         raise NotImplementedError
 
