@@ -47,6 +47,16 @@ class _Probe:
         pass
 
 
+def _probed(app: Any, *, full: bool = True) -> tuple[list[Any], _Probe]:
+    """The updates the app sends and a probe that records them when 'painted' comes (``full``:
+    also the whole screen drawn afresh at that moment)."""
+    updates: list[Any] = []
+    capture_updates(app, updates.append)
+    probe = _Probe(updates, app if full else None)
+    app._probe = probe
+    return updates, probe
+
+
 async def test_the_first_frame_is_one_full_render_with_the_result_and_the_focused_row(
     make_app, launched, monkeypatch
 ):
@@ -62,10 +72,7 @@ async def test_the_first_frame_is_one_full_render_with_the_result_and_the_focuse
 
     monkeypatch.setattr(FittingFooter, "recompose", counting)
     app = make_app("vanishing", **launched)
-    updates: list[Any] = []
-    capture_updates(app, updates.append)
-    probe = _Probe(updates, app)
-    app._probe = probe
+    updates, probe = _probed(app)
     async with app.run_test(size=SIZE) as pilot:
         await app.until_ready()
         await pilot.pause()
@@ -263,10 +270,7 @@ async def test_the_first_frame_does_not_wait_for_the_screens_update_tick(
     monkeypatch.setattr(app_module, "FIRST_FRAME_HOLD", 60.0)
     monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 3600.0)
     app = make_app("vanishing", **launched)
-    updates: list[Any] = []
-    capture_updates(app, updates.append)
-    probe = _Probe(updates)
-    app._probe = probe
+    updates, probe = _probed(app, full=False)
     async with app.run_test(size=SIZE):
         await app.until_ready()
         for _ in range(400):  # a few seconds of the event loop, at most
@@ -300,10 +304,7 @@ async def test_the_held_first_frame_is_laid_out_once_the_screen_has_its_size(
     monkeypatch.setattr(Screen, "_refresh_layout", counting)
     monkeypatch.setattr(app_module, "FIRST_FRAME_HOLD", 60.0)
     app = make_app(scene, **launched)
-    updates: list[Any] = []
-    capture_updates(app, updates.append)
-    probe = _Probe(updates, app)
-    app._probe = probe
+    updates, probe = _probed(app)
     async with app.run_test(size=size) as pilot:
         await app.until_ready()
         await pilot.pause()
