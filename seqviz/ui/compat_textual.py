@@ -918,12 +918,7 @@ def paint_pending(app: Any) -> bool:
         return False
     asked = []
     for widget in screen._compositor.visible_widgets:
-        if (
-            widget._layout_required
-            or widget._refresh_styles_required
-            or widget._scroll_required
-            or widget._recompose_required
-        ):
+        if _pending(widget):
             return False
         if widget._repaint_required:
             asked.append(widget)
