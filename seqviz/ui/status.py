@@ -86,6 +86,4 @@ class StatusLine(KeptLines, DirectRefresh, Static):
         (KeptLines adds those): the line filters and the ANSI theme. None with a hovered link."""
         if self._shown is None or self.hover_style._link_id:
             return None
-        app = self.app
-        filters = tuple(id(f) for f in self.get_line_filters())
-        return (self._shown, filters, id(app.ansi_theme), app.native_ansi_color)
+        return (self._shown, *self.drawn_with())

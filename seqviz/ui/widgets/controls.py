@@ -96,10 +96,8 @@ class ParamRow(SceneOwned, KeptLines, Widget, can_focus=True):
     def kept_key(self) -> Hashable:
         """What the line shows besides the size and styles (KeptLines adds those), and what
         Textual's pass draws it with: the line filters and the ANSI theme."""
-        app = self.app
-        filters = tuple(id(f) for f in self.get_line_filters())
         shows = (self.value, self.inactive, self.has_focus, self.spec)
-        return (shows, filters, id(app.ansi_theme), app.native_ansi_color)
+        return (shows, *self.drawn_with())
 
     def _control(self, width: int) -> tuple[str, str]:
         """(label, value as drawn between the arrows) for this width. In order of preference:

@@ -28,6 +28,15 @@ class KeptLines:
         """What the widget shows; None: nothing to key on, draw as Textual does."""
         raise NotImplementedError
 
+    def drawn_with(self) -> tuple[Any, ...]:
+        """What Textual's own pass draws the lines with besides the size and styles (which
+        ``render_lines`` adds to the key): the line filters and the ANSI theme. For a
+        ``kept_key`` whose lines come from that pass."""
+        widget: Any = self
+        app = widget.app
+        filters = tuple(id(f) for f in widget.get_line_filters())
+        return (filters, id(app.ansi_theme), app.native_ansi_color)
+
     def forget_kept(self) -> None:
         """Drop every kept line: the next draw is a first draw (the UI bench's first play)."""
         self.__dict__.pop("_kept_lines", None)
