@@ -389,7 +389,9 @@ class ParamPanel(VerticalScroll, can_focus=False):
                     update_static(line, Text(info))
                 else:
                     line.update(Text(info))
-                if getattr(line, "kept_width", None) != size.width:
+                # A hidden line has no width (model=file shows no info): its kept height
+                # stays for when it shows again at the same width (was: reset, a layout pass).
+                if size.width > 0 and getattr(line, "kept_width", None) != size.width:
                     line.kept_width = size.width  # type: ignore[attr-defined]
                     line.styles.min_height = None
                 if shown:
