@@ -10,23 +10,18 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from seqviz.ui.views.base import Panel, SceneView
-from seqviz.ui.widgets.colormap import diverging, symmetric_limit
+from seqviz.ui.widgets.colormap import NONFINITE, diverging, symmetric_limit
+from seqviz.ui.widgets.curves import CurvePlot
+from seqviz.ui.widgets.eigen import CIRCLE_COLOR, EIGEN_COLOR, EXTRA_EIGEN_COLOR, EigenPlot
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.legend import ColorLegend
-from seqviz.ui.widgets.plots import (
-    CIRCLE_COLOR,
-    EIGEN_COLOR,
-    EXTRA_EIGEN_COLOR,
-    EigenPlot,
-    PlotLegend,
-    Series,
-    SeriesPlot,
-)
+from seqviz.ui.widgets.plots import PlotLegend, Series, data_limits
 from seqviz.ui.widgets.readout import NumberTable, Readout, sci
 
 SHORT = {"tanh": "tanh", "linear": "lin"}  # the readout's "now" column names its network
 TANH_COLOR = (255, 120, 90)
 LINEAR_COLOR = (90, 170, 255)
+BAD_COLOR = tuple(int(NONFINITE[i : i + 2], 16) for i in (1, 3, 5))  # inf/nan, as in the heatmap
 
 
 def overflow_text(overflow: Any) -> Text:
@@ -99,7 +94,7 @@ class VanishingView(SceneView):
             "A straight falling line means exponential vanishing. The linear net shows the "
             "effect of rho alone; the gap to tanh is saturation.",
             PlotLegend(id="grad-legend"),
-            SeriesPlot(log_y=True, xlabel="steps back k", id="grad-plot"),
+            CurvePlot(log_y=True, xlabel="steps back k", blocks=True, id="grad-plot"),
             short="Straight fall on a log axis = exponential vanishing",
             id="grad-panel",
         )
@@ -139,7 +134,15 @@ class VanishingView(SceneView):
             Series(f"linear RNN{shown.get('linear', '')}, rho={v.rho:.2f}", k,
                    result.norms_linear, LINEAR_COLOR),
         ]  # fmt: skip
-        self.query_one("#grad-plot", SeriesPlot).set_series(series)
+        xlim, ylim = data_limits(series, log_y=True)
+        ylim = ylim or (0.1, 10.0)  # nothing drawable (never at k=0, whose norm is 1)
+        bad = ~np.isfinite(result.norms_tanh) | ~np.isfinite(result.norms_linear)  # (T,)
+        if bad.any():  # an overflowed gradient: a mark on the top line where it left the numbers
+            series.append(Series("inf/nan", k[bad], np.full(int(bad.sum()), ylim[1]),
+                                 BAD_COLOR, "x"))  # type: ignore[arg-type]  # fmt: skip
+        # Cut at the frame shown (show_frame follows with the same one): drawn once, not twice.
+        upto = self._upto(self.frame)
+        self.query_one("#grad-plot", CurvePlot).set_series(series, xlim=xlim, ylim=ylim, upto=upto)
         self.query_one("#grad-legend", PlotLegend).show_series(series)
         self.query_one("#readout", Readout).set_builder(self._readout)
 
@@ -149,11 +152,15 @@ class VanishingView(SceneView):
             return
         T = self.result.T
         self.query_one("#h-heatmap", Heatmap).set_visible(min(frame, T))
-        self.query_one("#grad-plot", SeriesPlot).set_upto(max(0, frame - T))
+        self.query_one("#grad-plot", CurvePlot).set_upto(self._upto(frame))
         reached = self._reached()
         if reached != getattr(self, "_shown_reached", None):  # the readout follows the wave
             self._shown_reached = reached
             self.query_one("#readout", Readout).rebuild()
+
+    def _upto(self, frame: int) -> int:
+        """How many points of each gradient curve frame ``frame`` shows (0 while forward)."""
+        return max(0, frame - self.result.T) if self.result is not None else 0
 
     def _reached(self) -> int:
         """How many steps back the backward wave has reached at this frame (0 while forward)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -28,11 +29,20 @@ AXIS_STYLE = Style(color="#9e9e9e")
 BRAILLE = 0x2800
 # Braille dot bits by (pixel row within the cell, pixel column within the cell).
 DOT_BITS = np.array([[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]], dtype=np.int64)
+BRAILLE_GLYPHS = tuple(chr(BRAILLE + bits) for bits in range(256))
+# Quadrant blocks: 2 x 2 pixels a cell, bits by (pixel row, pixel column) as below; each a solid
+# block of half a cell, thicker than a braille dot (a line reads from the back of a lecture hall).
+QUAD_BITS = np.array([[1, 2], [4, 8]], dtype=np.int64)
+QUAD_GLYPHS = " ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"
 Marks = dict[tuple[int, int], int]  # (cell row, cell column) -> series drawn there as a character
 MIN_CANVAS = (6, 2)  # cells (wide, high) of the data area below which only the curves show
+PATH = "path"  # a series' marker for a line through its points in their order (a circle), unbinned
 
 
+@lru_cache(maxsize=256)
 def _styles(color: tuple[int, int, int]) -> Style:
+    # The same object for a colour each time: comparing a redrawn grid with the last one (and
+    # runs of cells within a line) then finds equal cells by identity, not Style.__eq__.
     return Style(color="rgb({},{},{})".format(*color))
 
 
@@ -40,15 +50,23 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
     """Curves of ``Series`` on fixed limits: lines in braille, one-character markers as points.
 
     A series whose ``marker`` is one character is drawn as that character in the cells of its
-    points (spikes, clipped updates, a vertical key line); any other marker draws a line. Later
-    series draw over earlier ones. On a log axis, non-positive and non-finite points are
-    skipped; a bin whose points are all skipped breaks the line.
+    points (spikes, clipped updates, a vertical key line); ``PATH`` joins its points in their
+    order, pixel by pixel (a closed curve); any other marker draws a line through the mean of
+    each x bin. Later series draw over earlier ones. On a log axis, non-positive and
+    non-finite points are skipped; a bin whose points are all skipped breaks the line.
+    ``set_upto`` reveals the curves from the left, as an animation draws them, on the same axes.
+    Lines are braille dots (2 x 4 a cell), or with ``blocks`` quadrant blocks (2 x 2).
     """
 
     DEFAULT_CSS = "CurvePlot {" + SeriesAxes.BOX_CSS + "}"
+    TRUECOLOR = True  # curves, axes and blanks: rgb/hex colours or none (DirectLines)
 
-    def __init__(self, *, log_y: bool = True, xlabel: str = "", id: str | None = None) -> None:
+    def __init__(self, *, log_y: bool = True, xlabel: str = "", blocks: bool = False,
+                 id: str | None = None) -> None:  # fmt: skip
         super().__init__(log_y=log_y, xlabel=xlabel, id=id)
+        self._dots = QUAD_BITS if blocks else DOT_BITS  # (pixel rows a cell, 2) dot bits
+        self._glyphs: Sequence[str] = QUAD_GLYPHS if blocks else BRAILLE_GLYPHS  # by bits
+        self._cell_h = len(self._dots)  # pixel rows a cell
         self._data_area = (0, 1)  # first column and width of the data area, as last drawn
         self._frame_key: Any = None  # what the axes were drawn for
         self._frame: tuple[int, int, int, list[list[Cell]]] = (0, 1, 0, [])
@@ -61,14 +79,39 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         self._lines: dict[int, tuple[bytes, np.ndarray, np.ndarray]] = {}  # i -> pixels, line
         self._grid_key: Any = (None, None, None, None)
         self._grid_out: list[list[Cell]] = []
+        self._all: tuple[Series, ...] = ()  # every point; ``_series`` holds the revealed ones
+        self._upto: int | None = None
 
     def set_series(self, series: Sequence[Series], *, xlim: tuple[float, float],
-                   ylim: tuple[float, float] | None) -> None:  # fmt: skip
-        """New curves and limits (None: no y axis yet); repaints the cells that differ."""
-        self._series = tuple(series)
+                   ylim: tuple[float, float] | None, upto: int | None = None) -> None:  # fmt: skip
+        """New curves and limits (None: no y axis yet), shown up to ``upto`` (``set_upto``);
+        repaints the cells that differ."""
+        self._all = tuple(series)
         self._xlim = xlim
         self._ylim = ylim
+        self._reveal(upto, anew=True)
         self.redraw()
+
+    def set_upto(self, count: int | None) -> None:
+        """Show each series' points left of the ``count``-th x of the longest one (None, or as
+        many as it has: all), as an animation reveals them; limits and axes stay."""
+        if self._reveal(count):
+            self.redraw()
+
+    def _reveal(self, count: int | None, anew: bool = False) -> bool:
+        """Cut the shown series at ``count`` (see set_upto); whether they changed."""
+        longest = max(self._all, key=lambda s: len(s.x), default=None)
+        if longest is None or count is None or count >= len(longest.x):
+            count = None
+        if count == self._upto and not anew:
+            return False
+        self._upto = count
+        if count is None:
+            self._series = self._all
+        else:
+            edge = float(longest.x[max(count, 0)])  # type: ignore[union-attr]
+            self._series = tuple(_left_of(s, edge) for s in self._all)
+        return True
 
     def column_of(self, x: float) -> int:
         """The widget column that shows ``x`` (its x bin), as last drawn."""
@@ -91,6 +134,10 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
             stride = max(1, math.ceil((hi_e - lo_e) / max(2, rows // 3)))
             return [(float(e), f"1e{e}") for e in range(hi_e, lo_e - 1, -stride)]
         return [(t, f"{t:g}") for t in _int_ticks(lo, hi, max(2, rows // 4))]
+
+    def _x_ticks(self) -> list[float]:
+        lo, hi = self._xlim
+        return _int_ticks(lo, hi if hi > lo else lo + 1.0, 5)
 
     def _log_range(self) -> tuple[int, int]:
         assert self._ylim is not None
@@ -136,26 +183,28 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         return col, np.where(good, row, -1).astype(np.int64)
 
     def _raster(self, pw: int, ph: int) -> tuple[np.ndarray, np.ndarray, Marks]:
-        """Braille bits (ph//4, pw//2), the series index colouring each cell (-1: none) and the
+        """Dot bits (ph // cell_h, pw // 2), the series index colouring each cell (-1: none) and the
         character markers {(row, col): series index}. The same object as last time if every
         series has the same pixels as then (the raster is a function of them alone)."""
         self._bins = {i: b for i, b in self._bins.items() if i < len(self._series)}
         pixels = []  # per series: (is a marker, pixel columns, pixel rows)
         for i, s in enumerate(self._series):
             marker = len(s.marker) == 1  # every point marks its cell
-            cols, rows = self._pixels(s, pw, ph, binned=not marker, index=i)
+            binned = not marker and s.marker != PATH
+            cols, rows = self._pixels(s, pw, ph, binned=binned, index=i)
             pixels.append((marker, cols, rows))
         key = (pw, ph, tuple((m, c.tobytes(), r.tobytes()) for m, c, r in pixels))
         if key == self._raster_key and self._raster_out is not None:
             return self._raster_out
-        bits = np.zeros((ph // 4, pw // 2), dtype=np.int64)
+        ch, dots = self._cell_h, self._dots
+        bits = np.zeros((ph // ch, pw // 2), dtype=np.int64)
         owner = np.full(bits.shape, -1, dtype=np.int64)
         marks: Marks = {}
         lines = {}
         for i, ((marker, cols, rows), (_, cb, rb)) in enumerate(zip(pixels, key[2], strict=True)):
             if marker:
                 ok = rows >= 0
-                cells = np.unique((rows[ok] // 4) * (pw // 2) + cols[ok] // 2)
+                cells = np.unique((rows[ok] // ch) * (pw // 2) + cols[ok] // 2)
                 for r, c in zip(*np.divmod(cells, pw // 2), strict=True):
                     marks[(int(r), int(c))] = i
                 continue
@@ -165,8 +214,8 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
             lines[i] = line
             px, py = line[1], line[2]
             if px.size:
-                np.bitwise_or.at(bits, (py // 4, px // 2), DOT_BITS[py % 4, px % 2])
-                owner[py // 4, px // 2] = i
+                np.bitwise_or.at(bits, (py // ch, px // 2), dots[py % ch, px % 2])
+                owner[py // ch, px // 2] = i
         self._lines = lines
         self._raster_key, self._raster_out = key, (bits, owner, marks)
         return bits, owner, marks
@@ -181,7 +230,7 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         self._data_area = (left, cw)
         styles = tuple(_styles(s.color) for s in self._series)
         markers = tuple(s.marker for s in self._series)
-        raster = self._raster(2 * cw, 4 * rows)
+        raster = self._raster(2 * cw, self._cell_h * rows)
         grid_key = (self._frame_key, styles, markers, raster)
         if raster is self._grid_key[3] and grid_key == self._grid_key:  # nothing moved:
             return self._grid_out  # the same grid, which the repaint passes over at once
@@ -190,6 +239,7 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         for (r, c), i in sorted(marks.items()):
             marked.setdefault(r, []).append((c, i))
         grid = list(axes)
+        glyphs = self._glyphs
         drawn: dict[int, tuple[Any, list[Cell]]] = {}
         for r in range(rows):
             cols = np.flatnonzero(bits[r])
@@ -202,7 +252,7 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
             else:
                 line = list(axes[r])
                 for c in cols.tolist():
-                    line[left + c] = (chr(BRAILLE + int(bits[r, c])), styles[int(owner[r, c])])
+                    line[left + c] = (glyphs[int(bits[r, c])], styles[int(owner[r, c])])
                 for c, i in marked.get(r, ()):
                     line[left + c] = (markers[i], styles[i])
                 grid[r] = line
@@ -231,7 +281,8 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         for r in range(rows):
             grid[r][left - 1] = ("│", AXIS_STYLE)
         for value, text in ticks:
-            r = int(round((y_hi - value) / (y_hi - y_lo) * (4 * rows - 1))) // 4
+            cell_h = self._cell_h  # the tick on the cell of the pixel row its value maps to
+            r = int(round((y_hi - value) / (y_hi - y_lo) * (cell_h * rows - 1))) // cell_h
             if 0 <= r < rows:
                 for k, ch in enumerate(text.rjust(label_w)):
                     grid[r][k] = (ch, None)
@@ -244,7 +295,7 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         hi = hi if hi > lo else lo + 1.0
         numbers = grid[rows + 1]
         free = 0  # the first column a label may start at (labels never touch)
-        for t in _int_ticks(lo, hi, 5):
+        for t in self._x_ticks():
             c = min(int((t - lo) / (hi - lo) * 2 * cw), 2 * cw - 1) // 2
             text = f"{t:g}"
             start = max(left + c - len(text) // 2, free)
@@ -310,6 +361,14 @@ class _Bins:
         np.add.at(self.total, col[good], t[good])  # in point order, like bincount's weights
         self.x = np.concatenate([self.x, np.asarray(new.x, dtype=float)])
         self.y = np.concatenate([self.y, np.asarray(new.y, dtype=float)])
+
+
+def _left_of(s: Series, edge: float) -> Series:
+    """The series with only its points left of x ``edge`` (a prefix when x grows)."""
+    keep = np.asarray(s.x) < edge
+    if keep.all():
+        return s
+    return Series(s.label, s.x[keep], s.y[keep], s.color, s.marker)
 
 
 def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:

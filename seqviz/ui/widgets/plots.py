@@ -1,4 +1,4 @@
-"""Line plots (log or linear y) and an eigenvalue scatter, each owning its plotext instance."""
+"""Line plots (log or linear y) drawn by plotext, each owning its plotext instance; their legend."""
 
 from __future__ import annotations
 
@@ -29,10 +29,6 @@ from seqviz.ui.compat_textual import (
 )
 from seqviz.ui.widgets.kept import KeptLines
 from seqviz.ui.widgets.runs import RunLine, joined
-
-CIRCLE_COLOR = (120, 120, 120)
-EIGEN_COLOR = (255, 196, 0)
-EXTRA_EIGEN_COLOR = (90, 220, 220)
 
 
 @dataclass(frozen=True)
@@ -73,6 +69,31 @@ def _int_ticks(lo: float, hi: float, count: int) -> list[float]:
             break
     start = math.ceil(lo / step) * step
     return [float(v) for v in np.arange(start, hi + step * 0.01, step)]
+
+
+def data_limits(series: Sequence[Series], log_y: bool,
+                ) -> tuple[tuple[float, float], tuple[float, float] | None]:  # fmt: skip
+    """The x limits of the data (0..1 without any) and its y limits: the finite (positive, if
+    log) range, widened to whole decades on a log axis; None when no point is drawable."""
+    xs = [s.x for s in series if len(s.x)]
+    xlim = (0.0, 1.0)
+    if xs:
+        all_x = np.concatenate(xs)
+        xlim = (float(np.min(all_x)), float(np.max(all_x)))
+    ys = [np.asarray(s.y, dtype=float) for s in series]
+    if not ys:
+        return xlim, None
+    y = np.concatenate(ys)
+    good = np.isfinite(y) & ((y > 0) if log_y else True)
+    if not good.any():
+        return xlim, None
+    lo, hi = float(np.min(y[good])), float(np.max(y[good]))
+    if log_y:
+        return xlim, (10 ** math.floor(math.log10(lo)), 10 ** math.ceil(math.log10(hi)))
+    pad = 0.05 * ((hi - lo) or 1.0)
+    # Data that never goes below 0 starts at 0 (no pad): values near 0 then sit on the 0
+    # tick's row instead of a row below it.
+    return xlim, (0.0 if lo >= 0 else lo - pad, 0.0 if hi <= 0 else hi + pad)
 
 
 RENDER_CACHE_SIZE = 64
@@ -279,12 +300,9 @@ class SeriesPlot(SeriesAxes, SafePlot):
                    ylim: tuple[float, float] | None = None) -> None:  # fmt: skip
         """Replace the curves; limits default to the data's finite (positive, if log) range."""
         self._series = tuple(series)
-        xs = [s.x for s in self._series if len(s.x)]
-        if xlim is None and xs:
-            all_x = np.concatenate(xs)
-            xlim = (float(np.min(all_x)), float(np.max(all_x)))
-        self._xlim = xlim or (0.0, 1.0)
-        self._ylim = ylim or self._auto_ylim()
+        auto_x, auto_y = data_limits(self._series, self.log_y)
+        self._xlim = xlim or auto_x
+        self._ylim = ylim or auto_y
         self._series_key = tuple(
             (s.label, s.color, s.marker, _array_key(s.x), _array_key(s.y)) for s in self._series
         )
@@ -334,22 +352,6 @@ class SeriesPlot(SeriesAxes, SafePlot):
         if upto is None or upto >= n or canvas is None or content_size(self) != self._cut_size:
             return None
         return self._reveal_column(canvas, upto)
-
-    def _auto_ylim(self) -> tuple[float, float] | None:
-        ys = [np.asarray(s.y, dtype=float) for s in self._series]
-        if not ys:
-            return None
-        y = np.concatenate(ys)
-        good = np.isfinite(y) & ((y > 0) if self.log_y else True)
-        if not good.any():
-            return None
-        lo, hi = float(np.min(y[good])), float(np.max(y[good]))
-        if self.log_y:
-            return (10 ** math.floor(math.log10(lo)), 10 ** math.ceil(math.log10(hi)))
-        pad = 0.05 * ((hi - lo) or 1.0)
-        # Data that never goes below 0 starts at 0 (no pad): values near 0 then sit on the 0
-        # tick's row instead of a row below it.
-        return (0.0 if lo >= 0 else lo - pad, 0.0 if hi <= 0 else hi + pad)
 
     def _content_key(self) -> Hashable:
         return (self._series_key, self._xlim, self._ylim, self.log_y, self.xlabel)
@@ -434,50 +436,6 @@ class SeriesPlot(SeriesAxes, SafePlot):
             plt.ylim(lo, hi)
             ticks = _int_ticks(lo, hi, max(2, self.size.height // 4))
             plt.yticks(ticks, [f"{t:g}" for t in ticks])
-
-
-class EigenPlot(SafePlot):
-    """Eigenvalues of a matrix in the complex plane, with the unit circle for reference."""
-
-    DEFAULT_CSS = """
-    EigenPlot {
-        width: 1fr;
-        height: 1fr;
-        min-height: 6;
-    }
-    """
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._eig = np.zeros(0, dtype=complex)
-        self._extra = np.zeros(0, dtype=complex)
-
-    def set_eigenvalues(self, eigenvalues: np.ndarray, extra: np.ndarray | None = None) -> None:
-        """The matrix's eigenvalues, and optionally a second set drawn in EXTRA_EIGEN_COLOR."""
-        self._eig = np.asarray(eigenvalues, dtype=complex)
-        self._extra = np.zeros(0, dtype=complex) if extra is None else np.asarray(extra, complex)
-        self.refresh()
-
-    def _content_key(self) -> Hashable:
-        return (_array_key(self._eig), _array_key(self._extra))
-
-    def _draw(self, upto: int | None) -> None:
-        plt = self.plt
-        theta = np.linspace(0, 2 * np.pi, 120)
-        plt.plot(np.cos(theta).tolist(), np.sin(theta).tolist(), color=CIRCLE_COLOR, marker="hd")
-        eig = self._eig[np.isfinite(self._eig)]
-        extra = self._extra[np.isfinite(self._extra)]
-        if extra.size:
-            plt.scatter(extra.real.tolist(), extra.imag.tolist(), color=EXTRA_EIGEN_COLOR,
-                        marker="dot")  # fmt: skip
-        if eig.size:
-            plt.scatter(eig.real.tolist(), eig.imag.tolist(), color=EIGEN_COLOR, marker="dot")
-        radius = max(1.25, float(np.max(np.abs(eig))) * 1.1 if eig.size else 1.25)
-        plt.xlim(-radius, radius)
-        plt.ylim(-radius, radius)
-        ticks = [-math.floor(radius), 0.0, math.floor(radius)] if radius >= 2 else [-1.0, 0.0, 1.0]
-        plt.xticks(ticks, [f"{t:g}" for t in ticks])
-        plt.yticks(ticks, [f"{t:g}" for t in ticks])
 
 
 Keys = tuple[tuple[str, tuple[int, ...]], ...]  # (label, RGB colour) of each curve

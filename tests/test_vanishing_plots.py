@@ -1,0 +1,121 @@
+"""The vanishing scene's raster plots: curves revealed frame by frame, the eigenvalue picture,
+and an overflowed gradient drawn as inf/nan marks."""
+
+from __future__ import annotations
+
+import numpy as np
+from rich.style import Style
+from widget_host import Host, drawn
+
+from seqviz.ui.widgets.curves import PATH, QUAD_GLYPHS, CurvePlot
+from seqviz.ui.widgets.eigen import CIRCLE_COLOR, EIGEN_COLOR, EigenPlot
+from seqviz.ui.widgets.plots import Series
+
+RED, BLUE = (255, 0, 0), (0, 0, 255)
+
+
+def _text(widget) -> list[str]:
+    return ["".join(ch for ch, _ in line) for line in drawn(widget)]
+
+
+def _curves(n: int = 60) -> list[Series]:
+    k = np.arange(n, dtype=float)
+    return [Series("falls", k, 0.8**k, RED), Series("flat", k, np.full(n, 0.5), BLUE)]
+
+
+def _colored(widget, color) -> list[tuple[int, int]]:
+    """(row, column) of every cell drawn in ``color``."""
+    want = Style(color="rgb({},{},{})".format(*color)).color
+    return [(y, x) for y, line in enumerate(drawn(widget)) for x, (_, style) in enumerate(line)
+            if style is not None and style.color == want]  # fmt: skip
+
+
+async def test_a_revealed_curve_equals_one_cut_from_scratch_at_every_step() -> None:
+    shown, fresh = CurvePlot(blocks=True, id="shown"), CurvePlot(blocks=True, id="fresh")
+    async with Host(shown, fresh).run_test(size=(60, 30)) as pilot:
+        limits = {"xlim": (0.0, 59.0), "ylim": (1e-6, 1.0)}
+        shown.set_series(_curves(), **limits, upto=0)
+        await pilot.pause()
+        empty = _text(shown)
+        assert not set("".join(empty)) & set(QUAD_GLYPHS[1:])  # axes only, no curve yet
+        for upto in (1, 2, 9, 30, 29, 59, 60, None):  # forward, a step back, to the end
+            shown.set_upto(upto)
+            fresh.set_series(_curves(), **limits, upto=upto)
+            await pilot.pause()
+            assert drawn(shown) == drawn(fresh), upto
+        full = _text(shown)
+
+        def labels(text: list[str]) -> list[str]:
+            return [line.split("┤")[0] for line in text if "┤" in line]
+
+        assert labels(full) == labels(empty) == [" 1e0", "1e-2", "1e-4", "1e-6"]  # axes stay
+        assert set("".join(full)) & set(QUAD_GLYPHS[1:])  # the curves, in quadrant blocks
+        # a curve revealed halfway stops at the column of its last shown point
+        shown.set_upto(30)
+        await pilot.pause()
+        cols = {x for _, x in _colored(shown, RED)}
+        assert max(cols) <= shown.column_of(29) + 1 < shown.column_of(59)
+
+
+async def test_a_path_is_joined_in_order_not_averaged_by_x() -> None:
+    plot = CurvePlot(log_y=False, id="p")
+    async with Host(plot).run_test(size=(40, 20)) as pilot:
+        theta = np.linspace(0.0, 2.0 * np.pi, 241)
+        ring = Series("ring", np.cos(theta), np.sin(theta), RED, PATH)
+        plot.set_series([ring], xlim=(-1.2, 1.2), ylim=(-1.2, 1.2))
+        await pilot.pause()
+        centre = plot.column_of(0.0)
+        rows = sorted(y for y, x in _colored(plot, RED) if x == centre)
+        # the column through the middle crosses the ring twice, far apart (top and bottom)
+        assert rows and rows[-1] - rows[0] >= 10
+        assert not any(rows[0] + 2 < y < rows[-1] - 2 for y in rows)
+
+
+async def test_the_eigenvalue_plot_draws_a_round_unit_circle_and_each_eigenvalue() -> None:
+    plot = EigenPlot(id="e")
+    async with Host(plot).run_test(size=(60, 20)) as pilot:
+        eig = np.array([2.0 + 0j, -0.5 + 0.5j, -0.5 - 0.5j, np.inf, np.nan + 1j])
+        plot.set_eigenvalues(eig)  # the non-finite ones are left out, nothing fails
+        await pilot.pause()
+        text = _text(plot)
+        circle = _colored(plot, CIRCLE_COLOR)
+        wide = max(x for _, x in circle) - min(x for _, x in circle) + 1
+        high = max(y for y, _ in circle) - min(y for y, _ in circle) + 1
+        assert 1.6 <= wide / high <= 2.4  # round: a cell is about twice as high as wide
+        dots = _colored(plot, EIGEN_COLOR)
+        assert len(dots) == 3 and all(text[y][x] == "•" for y, x in dots)
+        right = max(dots, key=lambda d: d[1])  # 2 + 0j: on the zero row, right of the circle
+        zero_row = next(y for y, line in enumerate(text) if line.strip().startswith("0┤"))
+        assert right[0] == zero_row and right[1] > max(x for _, x in circle)
+        assert right[1] == plot.column_of(2.0)
+        labels = [line.split("┤")[0].strip() for line in text if "┤" in line]
+        assert labels == ["2", "1", "0", "-1", "-2"]  # the unit circle's crossings, the radius
+
+
+async def test_an_overflowed_gradient_is_marked_inf_nan_on_the_top_line(make_app, ready) -> None:
+    from seqviz.ui.views.vanishing import BAD_COLOR
+
+    app = make_app("vanishing", {"rho": 3.0, "nonlinearity": "linear", "steps": 1000})
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        norms = app.result.norms_linear
+        assert not np.isfinite(norms).all()  # the case this test is about
+        plot = app.query_one("#grad-plot")
+        marks = _colored(plot, BAD_COLOR)
+        text = _text(plot)
+        assert marks and {y for y, _ in marks} == {0}  # the top line
+        assert all(text[y][x] == "x" for y, x in marks)
+        first_bad = float(np.flatnonzero(~np.isfinite(norms))[0])
+        assert min(x for _, x in marks) == plot.column_of(first_bad)
+        assert "inf/nan" in str(app.query_one("#grad-legend").render())
+        app.seek(app.result.T + int(first_bad))  # the backward wave has not reached them yet
+        await pilot.pause()
+        assert _colored(plot, BAD_COLOR) == []
+
+
+async def test_finite_gradients_have_no_inf_nan_key(make_app, ready) -> None:
+    app = make_app("vanishing")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        assert np.isfinite(app.result.norms_linear).all()
+        assert "inf/nan" not in str(app.query_one("#grad-legend").render())
