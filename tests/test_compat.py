@@ -9,6 +9,8 @@ import importlib
 import inspect
 
 import pytest
+from textual.geometry import Region
+from textual.widget import Widget
 
 from seqviz.ui import compat_plotext, compat_textual
 
@@ -356,19 +358,67 @@ async def test_the_direct_paths_colours_follow_the_ancestors_styles():
     async with app.run_test(size=(30, 8)) as pilot:
         heatmap = app.query_one(Heatmap)
         await pilot.pause()
-        assert heatmap._direct_background() == heatmap.background_colors
+        assert heatmap._direct_background()[:2] == heatmap.background_colors
         outer = app.query_one("#outer")
         outer.styles.background = "red"
         await pilot.pause()
-        assert heatmap._direct_background() == heatmap.background_colors
+        assert heatmap._direct_background()[:2] == heatmap.background_colors
         assert heatmap._direct_background()[1].rgb == (255, 0, 0)
         app.query_one("#inner").styles.background = "blue 50%"
         await pilot.pause()
-        assert heatmap._direct_background() == heatmap.background_colors
+        assert heatmap._direct_background()[:2] == heatmap.background_colors
         assert heatmap._direct_background()[1].rgb == (127, 0, 127)  # blue half over red
         heatmap.styles.padding = (0, 1)
         await pilot.pause()
-        assert heatmap._direct_background() is None  # Textual's pass draws the padding
+        assert heatmap._direct_background()[2:] == (1, 1)  # padded left and right as Textual does
+        heatmap.styles.padding = (1, 0)
+        await pilot.pause()
+        assert heatmap._direct_background() is None  # Textual's pass draws lines of padding
+
+
+async def test_a_padded_direct_line_is_what_textuals_pass_draws():
+    """A widget padded left and right (the status line: padding 0 1, ellipsis, no wrap) takes
+    the direct path, and its lines are Textual's own, cell for cell and style for style, for
+    texts that fit, overflow into an ellipsis, hold wide characters or styles, whole and
+    cropped, in two themes and after a padding change."""
+    from rich.text import Text
+    from textual.app import App, ComposeResult
+
+    from seqviz.ui.status import StatusLine
+
+    class Bar(App[None]):
+        CSS = """
+        StatusLine { height: 1; width: 1fr; padding: 0 1; background: $panel;
+                     text-overflow: ellipsis; text-wrap: nowrap; }
+        """
+
+        def compose(self) -> ComposeResult:
+            yield StatusLine(id="status")
+
+    texts = [
+        Text("read 3/12: 'abc'"),
+        Text("read 3/12  │  ") + Text("gates: the forget gate (0..1)", style="dim"),
+        Text("x" * 80, style="bold"),
+        Text("日本語のテキスト " * 6) + Text("overflow at step 3", style="bold #ff2bd6"),
+        Text(""),
+    ]
+    app = Bar()
+    async with app.run_test(size=(40, 3)) as pilot:
+        status = app.query_one(StatusLine)
+        for padding in ((0, 1), (0, 3, 0, 0)):
+            status.styles.padding = padding
+            for theme in ("textual-dark", "textual-light"):
+                app.theme = theme
+                await compat_textual.paint_now(app, pilot)
+                for text in texts:
+                    status.update(text, layout=False)
+                    await compat_textual.paint_now(app, pilot)
+                    assert status._direct_background() is not None
+                    for crop in (status.region.reset_offset, Region(5, 0, 20, 1)):
+                        status.forget_kept()
+                        direct = status.render_lines(crop)
+                        status._styles_cache.clear()
+                        assert direct == Widget.render_lines(status, crop), (padding, theme, text)
 
 
 async def test_a_lazily_set_static_draws_what_update_draws():

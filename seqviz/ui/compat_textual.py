@@ -22,6 +22,7 @@ from rich.control import Control
 from rich.segment import Segment
 from textual import events
 from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate, LayoutUpdate
+from textual._segment_tools import line_pad
 from textual.await_complete import AwaitComplete
 from textual.cache import FIFOCache
 from textual.command import CommandList, CommandPalette
@@ -150,32 +151,40 @@ async def settle(app: Any, rounds: int = 8) -> None:
         screen = app.screen
         nodes = [app, screen] if first else [screen]
         busy = [n for n in nodes if not n._message_queue.empty()]
-        for ref in _screen_nodes(app, screen):
-            node = ref()
-            if node is not None and not node._message_queue.empty():
-                busy.append(node)
+        # a queue's deque of messages, read directly: a method call per node and round was
+        # most of this wait's cost (two rounds a frame over about ninety widgets)
+        busy += [ref() for ref, queued in _screen_queues(app, screen) if queued]
         first = False
+        busy = [n for n in busy if n is not None]
         if not busy:
             return
         await _handled(busy)
 
 
 def _screen_nodes(app: Any, screen: Any) -> list[Any]:
-    """Weak references to the screen's nodes below it (``walk_children``), walked again only
-    when a widget was made or the app's registry of mounted nodes changed size: walking about a
-    hundred widgets twice a frame was a tenth of a frame of the gates scene, a cost the terminal
-    does not pay. A widget joins a screen by being made (its compose) and registered at its
-    mount, so either count moves; a removed node left in the list has an empty queue or is
-    closed (not waited for), and the weak reference lets it go. Kept on the screen."""
+    """Weak references to the screen's nodes below it (``walk_children``)."""
+    return [ref for ref, _ in _screen_queues(app, screen)]
+
+
+def _screen_queues(app: Any, screen: Any) -> list[tuple[Any, Any]]:
+    """(weak reference, deque of queued messages) of each of the screen's nodes below it
+    (``walk_children``), walked again only when a widget was made or the app's registry of
+    mounted nodes changed size: walking about a hundred widgets twice a frame was a tenth of a
+    frame of the gates scene, a cost the terminal does not pay. A widget joins a screen by
+    being made (its compose) and registered at its mount, so either count moves (a removal
+    too: the list holds no removed node's deque for long); a removed node left in the list has
+    an empty queue or is closed (not waited for), and the weak reference lets it go. Kept on
+    the screen."""
     registry = getattr(app, "_registry", None)
     made = getattr(Widget, "_sort_order", None)
-    if registry is None or made is None:
-        return [weakref.ref(node) for node in screen.walk_children()]
-    key = (made, len(registry))
+    key = None if registry is None or made is None else (made, len(registry))
     kept = screen.__dict__.get("_seqviz_nodes")
-    if kept is None or kept[0] != key:
-        nodes = [weakref.ref(node) for node in screen.walk_children()]
-        kept = screen.__dict__["_seqviz_nodes"] = (key, nodes)
+    if key is None or kept is None or kept[0] != key:
+        # Textual's Queue keeps its messages in a deque (``values``)
+        queues = [(weakref.ref(n), n._message_queue.values) for n in screen.walk_children()]
+        if key is None:
+            return queues
+        kept = screen.__dict__["_seqviz_nodes"] = (key, queues)
     return kept[1]  # type: ignore[no-any-return]
 
 
@@ -964,8 +973,9 @@ class DirectRefresh:
 
 class DirectLines(DirectRefresh):
     """A line-API widget mixin: its lines go to the screen without Textual's StylesCache pass
-    when that pass would not change them (no border, outline, padding, tint, hatch, text
-    opacity or opacity, no hovered link), so what is shown is the same.
+    when that pass would not change them, or only pads them left and right (no border, outline,
+    padding above or below, tint, hatch, text opacity or opacity, no hovered link), so what is
+    shown is the same: the padding is added as Textual's pass adds it.
 
     Textual's pass costs about as much per line as drawing it (per line it reads a dozen style
     rules, looks the theme up and builds the strip anew, so even an unchanged line cached by
@@ -983,8 +993,8 @@ class DirectLines(DirectRefresh):
     _direct_styles: tuple[tuple[Any, ...], Any] | None = None  # (styles key, colours or None)
 
     def _direct_background(self) -> Any:
-        """(base background, background) if the direct path draws this widget as Textual's
-        pass would, else None."""
+        """(base background, background, left padding, right padding) if the direct path draws
+        this widget as Textual's pass would, else None."""
         widget: Any = self
         if widget.auto_links:  # the hover style changes with the mouse, not with the styles
             hover = widget.hover_style
@@ -1005,15 +1015,18 @@ class DirectLines(DirectRefresh):
     def _direct_colors(self) -> Any:
         widget: Any = self
         styles = widget.styles
-        if widget.BLANK or any(styles.gutter) or styles.tint.a or styles.text_opacity != 1.0:
+        if widget.BLANK or styles.tint.a or styles.text_opacity != 1.0:
             return None
         if any(edge[0] for edge in styles.outline) or any(edge[0] for edge in styles.border):
+            return None
+        top, right, bottom, left = styles.padding
+        if top or bottom:  # lines of padding: Textual's pass draws them
             return None
         if styles.has_rule("hatch") and styles.hatch != "none":
             return None
         if widget.opacity != 1.0:
             return None
-        return widget.background_colors
+        return (*widget.background_colors, left, right)
 
     def render_lines(self, crop: Region) -> list[Any]:
         widget: Any = self
@@ -1024,8 +1037,9 @@ class DirectLines(DirectRefresh):
                 self._direct_last = False
             return super().render_lines(crop)  # type: ignore[misc]
         self._direct_last = True
-        base_background, background = colors
-        width = widget.outer_size.width  # its region's: no padding or border on this path
+        base_background, background, left, right = colors
+        width = widget.outer_size.width  # its region's: no border on this path
+        inner_width = width - left - right
         filters = widget.get_line_filters()
         if self.TRUECOLOR:
             filters = [f for f in filters if not isinstance(f, ANSIToTruecolor)]
@@ -1033,11 +1047,14 @@ class DirectLines(DirectRefresh):
         strips = []
         for y in crop.line_range:
             strip = widget.render_line(y)
-            if strip.cell_length != width:
-                if inner is None:  # Textual pads a short line with the widget's background
+            if strip.cell_length != inner_width or left or right:
+                if inner is None:  # Textual pads with the widget's background
                     inner = widget._styles_cache.get_inner_outer(base_background, background)
                     inner = inner[0].rich_style
-                strip = strip.adjust_cell_length(width, inner)
+                if strip.cell_length != inner_width:
+                    strip = strip.adjust_cell_length(inner_width, inner)
+                if left or right:  # as StylesCache.render_line pads a content line
+                    strip = Strip(line_pad(strip, left, right, inner), width)
             for line_filter in filters:
                 strip = strip.apply_filter(line_filter, background)
             strips.append(strip)

@@ -8,7 +8,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from seqviz.ui.compat_textual import DirectRefresh, set_content_lazily
+from seqviz.ui.compat_textual import DirectLines, set_content_lazily
 from seqviz.ui.widgets.kept import KeptLines
 from seqviz.ui.widgets.readout import text_key
 
@@ -55,10 +55,11 @@ def status_text(
     return Text("  │  ").join(p for p in parts if p.plain)
 
 
-class StatusLine(KeptLines, DirectRefresh, Static):
+class StatusLine(KeptLines, DirectLines, Static):
     """The status line: a Static whose repaints (a new frame label every animation frame) go to
     the screen at once (DirectRefresh), in the same screen update as the frame's maps and
-    plots, not one message hop later (that hop often made a second screen update).
+    plots, not one message hop later (that hop often made a second screen update); its line
+    skips Textual's StylesCache pass and is padded as that pass pads it (DirectLines).
 
     Its lines are kept as Textual drew them (KeptLines), per text, crop, size and styles: a
     frame label shown before (the same frame after a parameter change, a replay) is not drawn

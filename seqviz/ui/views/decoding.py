@@ -17,6 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from seqviz.scenes.decoding import DecodingResult, frame_step, tree_rows, winners
+from seqviz.ui.compat_textual import DirectLines, content_size
 from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.beamtree import BEST, COLORS, GREEDY, MARKERS, BeamTree, fmt_prob
 from seqviz.ui.widgets.distribution import DistributionBars, summary
@@ -44,10 +45,12 @@ def legend_text() -> Text:
     return text
 
 
-class Sized(Widget):
+class Sized(DirectLines, Widget):
     """Draws ``builder(width, height)``; a new builder repaints only the lines that changed,
     without a layout pass (the strips are drawn as Textual draws ``render()``'s, and kept; the
-    same Text again is not drawn again)."""
+    same Text again is not drawn again). Its lines skip Textual's line pass (DirectLines) and
+    its repaints go to the screen at once: a first-play frame of the decoding scene draws a new
+    ranking and comparison."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -65,28 +68,33 @@ class Sized(Widget):
         new = self._strips()
         if new is old:
             return
-        width = self.size.width
+        width, height = old_key[0]
         blank = Strip.blank(width, self.visual_style.rich_style)
-        for y in range(self.size.height):
-            if (old[y] if y < len(old) else blank) != (new[y] if y < len(new) else blank):
-                self.refresh(Region(0, y, width, 1))
+        changed = [
+            Region(0, y, width, 1)
+            for y in range(height)
+            if (old[y] if y < len(old) else blank) != (new[y] if y < len(new) else blank)
+        ]
+        if changed:
+            self.refresh(*changed)
 
     def selection_updated(self, selection: Any) -> None:
         self._lines = None
         super().selection_updated(selection)
 
     def render(self) -> Any:
-        return self._builder(max(10, self.size.width), max(1, self.size.height))
+        width, height = content_size(self)
+        return self._builder(max(10, width), max(1, height))
 
     def _size_key(self) -> tuple:
-        return (self.size, self.visual_style)
+        return (content_size(self), self.visual_style)  # the last layout's: no DOM walk
 
     def _strips(self) -> list[Strip]:
         """The strips for the builder now (the kept ones if it draws the same Text)."""
         content = self.render()
         key = (*self._size_key(), text_key(content) if isinstance(content, Text) else None)
         if self._lines is None or key[2] is None or key != self._lines_key:
-            width, height = self.size
+            width, height = key[0]
             self._lines = Visual.to_strips(self, visualize(self, content), width, height,
                                            self.visual_style)  # fmt: skip
             self._lines_key = key
@@ -98,7 +106,7 @@ class Sized(Widget):
             lines = self._strips()
         if y < len(lines):
             return lines[y]
-        return Strip.blank(self.size.width, self.visual_style.rich_style)
+        return Strip.blank(content_size(self).width, self.visual_style.rich_style)
 
 
 class DecodingView(SceneView):
