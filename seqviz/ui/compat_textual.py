@@ -827,6 +827,25 @@ class RegionScreen(Screen):
             return
         super()._screen_resized(size)
 
+    def _refresh_layout(self, size: Any = None, scroll: bool = False) -> None:
+        """A layout asked for only inside an island container (``compat_layout``) arranges
+        that container alone; anything else is Textual's whole-screen pass."""
+        from seqviz.ui.compat_layout import relayout_island
+
+        if size is None and not scroll and self.app._dom_ready and self.is_current:
+            if relayout_island(self):
+                # after, not before as Textual does: rows shown now were refreshed while
+                # hidden, and Textual takes a widget it cannot see for a new one (it marks the
+                # whole map stale); in the island's new map they are there
+                self._compositor.update_widgets(self._dirty_widgets)
+                if self.app._batch_count:
+                    self.call_later(self._compositor_refresh)
+                else:
+                    self._compositor_refresh()
+                self.screen_layout_refresh_signal.publish(self)
+                return
+        super()._refresh_layout(size, scroll)
+
     def _compositor_refresh(self) -> None:
         """Textual renders an update even inside ``App.batch_update`` and then drops it
         (``App._display`` shows nothing while a batch is open): at start-up three such renders

@@ -297,6 +297,10 @@ class TextParam(SceneOwned, Input):
 class ParamPanel(VerticalScroll, can_focus=False):
     """The current scene's parameters, top to bottom in spec order; up/down move between them."""
 
+    # Its size never follows its rows: rows shown or hidden (a gates model switch) lay out
+    # this panel alone, not the whole screen (compat_layout).
+    LAYOUT_ISLAND = True
+
     BINDINGS = [
         Binding("up", "app.focus_previous", "previous parameter", show=False),
         Binding("down", "app.focus_next", "next parameter", show=False),
