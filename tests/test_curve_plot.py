@@ -161,3 +161,34 @@ def test_binning_only_the_new_points_draws_what_binning_all_of_them_draws() -> N
             regrid += cells is grid
         assert kept > 100  # the kept bins were exercised, not only rebuilt
         assert unmoved > 5 and regrid > 5  # and so were the kept raster and grid
+
+
+def test_the_line_series_drawn_in_one_pass_are_each_drawn_as_alone_and_later_ones_on_top() -> None:
+    """All line series go through one binning and one polyline pass: every series' dots are
+    the dots it draws alone (no segment joins the end of one series to the start of the next),
+    and a cell two series reach takes the colour of the later one, whatever lies between."""
+    blank = Series("none", np.zeros(0), np.zeros(0), RED)
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        data = [_ugly(rng, int(rng.integers(1, 200))) for _ in range(4)]
+        log_y = bool(seed % 2)
+        series = [Series(f"s{i}", x, y, RED, "x" if i == 1 and seed % 3 == 0 else "hd")
+                  for i, (x, y) in enumerate(data)]  # fmt: skip
+        series.insert(seed % 4, Series("flat", np.array([0.0, 200.0]), np.full(2, 0.5), BLUE))
+        plot = CurvePlot(log_y=log_y)
+        plot.set_series(series, xlim=(0.0, 200.0), ylim=(0.01, 100.0))
+        bits, owner, _ = plot._raster(60, 40)
+        alone_bits = np.zeros_like(bits)
+        alone_owner = np.full(owner.shape, -1)
+        for i, s in enumerate(series):
+            if len(s.marker) == 1:
+                continue
+            alone = CurvePlot(log_y=log_y)  # series i at its index, nothing else drawn
+            alone.set_series([blank] * i + [s], xlim=(0.0, 200.0), ylim=(0.01, 100.0))
+            b, o, _ = alone._raster(60, 40)
+            assert set(np.unique(o)) <= {-1, i}
+            alone_bits |= b
+            alone_owner = np.maximum(alone_owner, o)
+        assert bits.any(), seed
+        assert np.array_equal(bits, alone_bits), seed
+        assert np.array_equal(owner, alone_owner), seed

@@ -76,7 +76,6 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         # (a new point that leaves its bin's mean on the same pixel row) redraws nothing.
         self._raster_key: Any = None
         self._raster_out: tuple[np.ndarray, np.ndarray, Marks] | None = None
-        self._lines: dict[int, tuple[bytes, np.ndarray, np.ndarray]] = {}  # i -> pixels, line
         self._grid_key: Any = (None, None, None, None)
         self._grid_out: list[list[Cell]] = []
         self._all: tuple[Series, ...] = ()  # every point; ``_series`` holds the revealed ones
@@ -155,68 +154,89 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         lo, hi = self._ylim
         return lo, hi if hi > lo else lo + 1.0
 
-    def _pixels(self, s: Series, pw: int, ph: int, binned: bool,
-                index: int = -1) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-        """(pixel column, pixel row from the top) of each point, or if ``binned`` of each
-        non-empty x bin (the mean of its points, from the bins kept for series ``index``); row -1
-        where there is only what cannot be drawn (nan, inf, <= 0 on a log axis)."""
-        lo, hi = self._xlim
-        hi = hi if hi > lo else lo + 1.0
-        if binned:
-            bins = self._bins.get(index)
-            if bins is None or not bins.extends(s, pw, lo, hi, self.log_y):
-                bins = self._bins[index] = _Bins(pw, lo, hi, self.log_y)
-            bins.add(s)
-            col = np.flatnonzero(bins.seen)
-            count = bins.count[col]
-            with np.errstate(all="ignore"):
-                t = bins.total[col] / count
-            good = count > 0
-        else:
-            col, t = _columns(s, pw, lo, hi, self.log_y)
-            good = np.isfinite(t)
+    def _rows(self, t: np.ndarray, good: np.ndarray, ph: int) -> np.ndarray:
+        """Pixel rows from the top of plotted values ``t``; -1 where not ``good``."""
         y_lo, y_hi = self._y_span()
         with np.errstate(all="ignore"):
             row = np.rint((y_hi - t) / (y_hi - y_lo) * (ph - 1))
         # nan at the top, +-inf clipped to the edges (np.nan_to_num's mapping, without its cost)
         row = np.minimum(np.maximum(np.where(np.isnan(row), 0.0, row), 0), ph - 1)
-        return col, np.where(good, row, -1).astype(np.int64)
+        return np.where(good, row, -1).astype(np.int64)
+
+    def _point_pixels(self, s: Series, pw: int, ph: int) -> tuple[np.ndarray, np.ndarray]:
+        """(pixel column, pixel row from the top) of each point of ``s`` inside the x limits
+        (a marker or PATH series); row -1 where it cannot be drawn (nan, inf, <= 0 on a log
+        axis)."""
+        lo, hi = self._xlim
+        col, t = _columns(s, pw, lo, hi if hi > lo else lo + 1.0, self.log_y)
+        return col, self._rows(t, np.isfinite(t), ph)
+
+    def _line_pixels(self, pw: int, ph: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(series index, pixel column, pixel row) of the points every line joins: per
+        binned series (series order, then column order) each non-empty x bin at the mean of
+        its points, from the bins kept per series; then each PATH series' points in their
+        order. Row -1 where there is only what cannot be drawn. The binned series go through
+        one pass together: per series, numpy's call overhead was most of a frame's cost."""
+        lo, hi = self._xlim
+        hi = hi if hi > lo else lo + 1.0
+        index, kept, paths = [], [], []
+        for i, s in enumerate(self._series):
+            if s.marker == PATH:
+                col, row = self._point_pixels(s, pw, ph)
+                paths.append((np.full(col.size, i, np.int64), col, row))
+            if len(s.marker) == 1 or s.marker == PATH:
+                continue
+            bins = self._bins.get(i)
+            if bins is None or not bins.extends(s, pw, lo, hi, self.log_y):
+                bins = self._bins[i] = _Bins(pw, lo, hi, self.log_y)
+            bins.add(s)
+            index.append(i)
+            kept.append(bins)
+        parts = []
+        if kept:
+            seen = np.concatenate([b.seen for b in kept])  # (series * pw,)
+            count = np.concatenate([b.count for b in kept])
+            total = np.concatenate([b.total for b in kept])
+            at = np.flatnonzero(seen)
+            series, col = np.divmod(at, pw)
+            count = count[at]
+            with np.errstate(all="ignore"):
+                t = total[at] / count
+            parts.append((np.asarray(index, np.int64)[series], col, self._rows(t, count > 0, ph)))
+        parts += paths
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            empty = np.zeros(0, np.int64)
+            return empty, empty, empty
+        who, cols, rows = zip(*parts, strict=True)
+        return np.concatenate(who), np.concatenate(cols), np.concatenate(rows)
 
     def _raster(self, pw: int, ph: int) -> tuple[np.ndarray, np.ndarray, Marks]:
-        """Dot bits (ph // cell_h, pw // 2), the series index colouring each cell (-1: none) and the
-        character markers {(row, col): series index}. The same object as last time if every
-        series has the same pixels as then (the raster is a function of them alone)."""
+        """Dot bits (ph // cell_h, pw // 2), the series index colouring each cell (-1: none)
+        and the character markers {(row, col): series index}. The same object as last time if
+        every series has the same pixels as then (the raster is a function of them alone)."""
         self._bins = {i: b for i, b in self._bins.items() if i < len(self._series)}
-        pixels = []  # per series: (is a marker, pixel columns, pixel rows)
-        for i, s in enumerate(self._series):
-            marker = len(s.marker) == 1  # every point marks its cell
-            binned = not marker and s.marker != PATH
-            cols, rows = self._pixels(s, pw, ph, binned=binned, index=i)
-            pixels.append((marker, cols, rows))
-        key = (pw, ph, tuple((m, c.tobytes(), r.tobytes()) for m, c, r in pixels))
+        line = self._line_pixels(pw, ph)
+        marked = [(i, *self._point_pixels(s, pw, ph)) for i, s in enumerate(self._series)
+                  if len(s.marker) == 1]  # fmt: skip
+        key = (pw, ph, tuple(a.tobytes() for a in line),
+               tuple((i, c.tobytes(), r.tobytes()) for i, c, r in marked))  # fmt: skip
         if key == self._raster_key and self._raster_out is not None:
             return self._raster_out
         ch, dots = self._cell_h, self._dots
         bits = np.zeros((ph // ch, pw // 2), dtype=np.int64)
         owner = np.full(bits.shape, -1, dtype=np.int64)
         marks: Marks = {}
-        lines = {}
-        for i, ((marker, cols, rows), (_, cb, rb)) in enumerate(zip(pixels, key[2], strict=True)):
-            if marker:
-                ok = rows >= 0
-                cells = np.unique((rows[ok] // ch) * (pw // 2) + cols[ok] // 2)
-                for r, c in zip(*np.divmod(cells, pw // 2), strict=True):
-                    marks[(int(r), int(c))] = i
-                continue
-            line = self._lines.get(i)
-            if line is None or line[0] != cb + rb:  # the line's pixels moved: draw it again
-                line = (cb + rb, *_polyline(cols, rows))
-            lines[i] = line
-            px, py = line[1], line[2]
-            if px.size:
-                np.bitwise_or.at(bits, (py // ch, px // 2), dots[py % ch, px % 2])
-                owner[py // ch, px // 2] = i
-        self._lines = lines
+        for i, cols, rows in marked:
+            ok = rows >= 0
+            cells = np.unique((rows[ok] // ch) * (pw // 2) + cols[ok] // 2)
+            for r, c in zip(*np.divmod(cells, pw // 2), strict=True):
+                marks[(int(r), int(c))] = i
+        who, px, py = _polyline(*line)
+        if px.size:
+            np.bitwise_or.at(bits, (py // ch, px // 2), dots[py % ch, px % 2])
+            np.maximum.at(owner, (py // ch, px // 2), who)  # a later series draws over
         self._raster_key, self._raster_out = key, (bits, owner, marks)
         return bits, owner, marks
 
@@ -241,18 +261,24 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         grid = list(axes)
         glyphs = self._glyphs
         drawn: dict[int, tuple[Any, list[Cell]]] = {}
-        for r in range(rows):
-            cols = np.flatnonzero(bits[r])
-            if not cols.size and r not in marked:
-                continue
-            key = (styles, markers, bits[r].tobytes(), owner[r].tobytes(), tuple(marked.get(r, ())))
+        # A row's key holds its slices of the raster's bytes: one conversion per raster, not
+        # one per row (a frame changes a row or two of each plot; numpy calls per row were
+        # a good part of a frame's cost)
+        stride = bits.strides[0]
+        bits_b, owner_b = bits.tobytes(), owner.tobytes()
+        filled = np.flatnonzero(bits.any(axis=1)).tolist()
+        for r in sorted(set(filled).union(marked)) if marked else filled:
+            cut = slice(r * stride, (r + 1) * stride)
+            key = (styles, markers, bits_b[cut], owner_b[cut], tuple(marked.get(r, ())))
             old = self._rows_drawn.get(r)
             if old is not None and old[0] == key:  # the same row as last time: the same list,
                 grid[r] = old[1]  # which the repaint's comparison passes over at once
             else:
                 line = list(axes[r])
-                for c in cols.tolist():
-                    line[left + c] = (glyphs[int(bits[r, c])], styles[int(owner[r, c])])
+                dots, who = bits[r].tolist(), owner[r].tolist()
+                for c, dot in enumerate(dots):
+                    if dot:
+                        line[left + c] = (glyphs[dot], styles[who[c]])
                 for c, i in marked.get(r, ()):
                     line[left + c] = (markers[i], styles[i])
                 grid[r] = line
@@ -375,17 +401,22 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and np.ascontiguousarray(a).tobytes() == b.tobytes()
 
 
-def _polyline(cols: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The pixels of straight segments joining consecutive drawable points (row >= 0); a point
-    that cannot be drawn (row -1) breaks the line, a lone point is drawn as a dot."""
+def _polyline(series: np.ndarray, cols: np.ndarray,
+              rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """(series, column, row) of the pixels of straight segments joining consecutive drawable
+    points (row >= 0) of the same series; a point that cannot be drawn (row -1) breaks the
+    line, a lone point is drawn as a dot."""
     ok = rows >= 0
     if not ok.any():
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    joined = ok[:-1] & ok[1:]  # (n-1,) segments between two drawable neighbours
+        empty = np.zeros(0, np.int64)
+        return empty, empty, empty
+    joined = ok[:-1] & ok[1:] & (series[:-1] == series[1:])  # (n-1,) segments
     x0, y0, x1, y1 = cols[:-1][joined], rows[:-1][joined], cols[1:][joined], rows[1:][joined]
     steps = np.maximum(np.maximum(np.abs(x1 - x0), np.abs(y1 - y0)), 1)
     seg = np.repeat(np.arange(steps.size), steps)
     frac = (np.arange(seg.size) - np.repeat(np.cumsum(steps) - steps, steps)) / steps[seg]
     px = np.rint(x0[seg] + (x1 - x0)[seg] * frac).astype(np.int64)
     py = np.rint(y0[seg] + (y1 - y0)[seg] * frac).astype(np.int64)
-    return np.concatenate([px, cols[ok]]), np.concatenate([py, rows[ok]])
+    who = series[:-1][joined][seg]
+    return (np.concatenate([who, series[ok]]), np.concatenate([px, cols[ok]]),
+            np.concatenate([py, rows[ok]]))  # fmt: skip
