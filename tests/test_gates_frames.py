@@ -7,6 +7,8 @@ from dataclasses import asdict
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
@@ -343,3 +345,31 @@ async def test_a_model_shown_again_from_kept_lines_is_what_a_fresh_app_draws(mak
             assert fresh.query_one(GatesView).region == (x, y, width, height)
             scratch = ScreenMirror.of_strips(full_render(fresh), SIZE[0]).cells
             assert view(cells) == view(scratch), model
+
+
+# --- a new unit's values lines are measured by their shape ------------------------------------
+@given(
+    words=st.lists(st.text(st.characters(min_codepoint=33, max_codepoint=126), max_size=12),
+                   min_size=1, max_size=14),
+    seed=st.integers(0, 2**16),
+    width=st.integers(1, 60),
+)  # fmt: skip
+@settings(max_examples=200, deadline=None)
+def test_lines_of_the_same_wrap_shape_wrap_alike(words, seed, width):
+    # Another unit's values line: other characters, words of the same lengths (empty words are
+    # runs of spaces). Rich must break both at the same places.
+    from seqviz.ui.views.gates import wrap_shape
+    from seqviz.ui.widgets.readout import _MEASURE, wrapped_lines
+
+    rng = np.random.default_rng(seed)
+    plain = " ".join(words)
+    other = " ".join("".join(chr(int(c)) for c in rng.integers(33, 127, len(w))) for w in words)
+    assert wrap_shape(plain) == wrap_shape(other)
+    a, b = Text(plain), Text(other, style="bold")
+    assert wrapped_lines([a], width) == wrapped_lines([b], width)
+    assert [len(line) for line in a.wrap(_MEASURE, max(10, width))] == [
+        len(line) for line in b.wrap(_MEASURE, max(10, width))
+    ]
+    # what is not printable ASCII is kept as itself
+    assert wrap_shape("ü " + plain) == "ü " + plain
+    assert wrap_shape(plain + "\t") == plain + "\t"

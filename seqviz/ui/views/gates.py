@@ -59,6 +59,15 @@ TRACE_COLORS = {
 }  # fmt: skip
 
 
+def wrap_shape(plain: str) -> Any:
+    """What decides where Rich wraps a line of text (its style does not): for printable ASCII,
+    the lengths of the words between its spaces (Rich breaks only at whitespace, a character
+    one cell wide); else the text itself."""
+    if plain.isascii() and plain.isprintable():
+        return tuple(map(len, plain.split(" ")))
+    return plain
+
+
 def caption(name: str, cell: str, variant: str) -> tuple[str, str]:
     """A panel's caption for this cell: z and h read the other way round in PyTorch's GRU."""
     if cell == "gru" and name in ("z", "h"):
@@ -277,14 +286,15 @@ class GatesView(SceneView):
         return Text(f"unit {unit}, t={t + 1} '{ch}': {values}")
 
     def _wrapped(self, text: Text, width: int) -> int:
-        """Lines ``text`` takes at ``width`` (its words decide, not its style), kept per text:
-        a model shown again has the same values lines."""
-        kept: dict[tuple[str, int], int] = self.__dict__.setdefault("_wraps", {})
-        lines = kept.get((text.plain, width))
+        """Lines ``text`` takes at ``width``, kept per ``wrap_shape``: another unit's or
+        step's values line has words of the same lengths, and wraps alike."""
+        kept: dict[tuple[Any, int], int] = self.__dict__.setdefault("_wraps", {})
+        key = (wrap_shape(text.plain), width)
+        lines = kept.get(key)
         if lines is None:
             if len(kept) > 4096:
                 kept.clear()
-            lines = kept[text.plain, width] = wrapped_lines([text], width)
+            lines = kept[key] = wrapped_lines([text], width)
         return lines
 
     def _readout_key(self) -> tuple[int, int, bool]:
