@@ -115,7 +115,9 @@ async def test_heatmap_axes_give_way_on_small_screens(size, units, steps) -> Non
 
 @pytest.mark.slow
 async def test_gates_maps_and_unit_plots_have_real_axes(make_app, ready) -> None:
-    from seqviz.ui.widgets.plots import SeriesPlot
+    from textual.geometry import Region
+
+    from seqviz.ui.widgets.curves import CurvePlot
 
     for size in ((160, 50), (80, 24)):
         app = make_app("gates", {"model": "random", "text": "the keys to the cabinet are here"})
@@ -132,11 +134,12 @@ async def test_gates_maps_and_unit_plots_have_real_axes(make_app, ready) -> None
                 assert [v for _, v in ticks[:3]] == [1, 5, 10]
                 assert all(col_map[c] + 1 == v for c, v in ticks)  # a column per step here
                 assert heatmap.gutter_width == 3 and heatmap.y_ticks
-                plots = {k: app.query_one(f"#unit-{k}", SeriesPlot) for k in ("gates", "states")}
+                plots = {k: app.query_one(f"#unit-{k}", CurvePlot) for k in ("gates", "states")}
                 assert [s.label for s in plots["gates"]._series] == ["i", "f", "o"]
                 assert [s.label for s in plots["states"]._series] == ["g", "c", "h"]
                 assert plots["gates"]._ylim == (0.0, 1.0)
-                lines = [line.text for line in plots["gates"]._lines(*plots["gates"].size)]
+                size = plots["gates"].size
+                lines = [line.text for line in plots["gates"].render_lines(Region(0, 0, *size))]
                 y_labels = [m.group(1) for line in lines if (m := re.match(r"\s*([\d.]+)┤", line))]
                 assert y_labels == ["1", "0.5", "0"]
 

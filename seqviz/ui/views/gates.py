@@ -13,9 +13,10 @@ from textual.widget import Widget
 from seqviz.scenes.gates import GATE_LABELS, SIGNED, gru_parts
 from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
+from seqviz.ui.widgets.curves import CurvePlot
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.legend import ColorLegend
-from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
+from seqviz.ui.widgets.plots import PlotLegend, Series
 from seqviz.ui.widgets.readout import Readout, wrapped_lines
 
 W = TypeVar("W", bound=Widget)
@@ -136,11 +137,15 @@ class GatesView(SceneView):
                 "one unit over time",
                 "Maps: units down (▸ the cursor unit), steps t across. Here the cursor unit: "
                 "gates on a 0 to 1 axis (left), candidate and states (right).",
+                # rasters, not plotext figures: a new unit or model built two plotext pictures,
+                # about a third of a walked unit-cursor move's main-thread CPU
                 Horizontal(
                     Vertical(PlotLegend(id="unit-gates-legend"),
-                             SeriesPlot(log_y=False, id="unit-gates"), classes="unit-plot-col"),
+                             CurvePlot(log_y=False, blocks=True, id="unit-gates"),
+                             classes="unit-plot-col"),
                     Vertical(PlotLegend(id="unit-states-legend"),
-                             SeriesPlot(log_y=False, id="unit-states"), classes="unit-plot-col"),
+                             CurvePlot(log_y=False, blocks=True, id="unit-states"),
+                             classes="unit-plot-col"),
                 ),
                 id="unit-panel",
             )  # fmt: skip
@@ -233,10 +238,10 @@ class GatesView(SceneView):
         gates = [s for n, s in series.items() if n not in SIGNED and n not in ("c", "h")]
         states = [s for n, s in series.items() if n in SIGNED or n in ("c", "h")]
         top = max([1.0] + [float(np.max(np.abs(s.y[np.isfinite(s.y)]), initial=0)) for s in states])
+        xlim = (1.0, float(max(r.T, 2)))
         for key, shown, ylim in (("gates", gates, (0.0, 1.0)), ("states", states, (-top, top))):
-            plot = self._one(f"#unit-{key}", SeriesPlot)
-            plot.set_series(shown, ylim=ylim)
-            plot.set_upto(self.frame)
+            plot = self._one(f"#unit-{key}", CurvePlot)
+            plot.set_series(shown, xlim=xlim, ylim=ylim, upto=self.frame)
             self._one(f"#unit-{key}-legend", PlotLegend).show_series(shown)
         clamped = self._clamped()
         self._one("#unit-panel", Panel).border_title = f"unit {unit} over time" + (
@@ -261,7 +266,7 @@ class GatesView(SceneView):
         for i in range(N_PANELS):
             self._one(f"#map-{i}", Heatmap).set_visible(frame)
         for key in ("gates", "states"):
-            self._one(f"#unit-{key}", SeriesPlot).set_upto(frame)
+            self._one(f"#unit-{key}", CurvePlot).set_upto(frame)
         self._one("#gates-readout", Readout).rebuild()  # the cursor unit's values now
 
     def frame_label(self, frame: int) -> str:
