@@ -13,7 +13,7 @@ from widget_host import Host, drawn
 from seqviz.ui.compat_textual import paint_now
 from seqviz.ui.widgets.colormap import diverging, sequential
 from seqviz.ui.widgets.heatmap import Heatmap
-from seqviz.ui.widgets.plots import Series, SeriesPlot
+from seqviz.ui.widgets.plots import CutLines, Series, SeriesPlot
 from seqviz.ui.widgets.readout import Readout
 
 SIZE = (160, 50)
@@ -249,3 +249,76 @@ async def test_the_status_line_keeps_its_lines_and_they_are_textuals(make_app):
                 assert f"read {frame}/" in "".join(s.text for s in kept)
                 assert kept == textuals(), (theme, frame)
             assert status.render_lines(crop) is status.render_lines(crop)  # kept, not drawn
+
+
+def _cells_of(strip) -> list[tuple[str, Style | None]]:
+    return [(ch, seg.style) for seg in strip for ch in seg.text]
+
+
+def _every_range_is_the_lines_cut(widget, width: int, height: int) -> int:
+    """Assert ``render_cells`` gives cell for cell what ``render_line`` cut there gives, for
+    every range of every line (some narrow ranges, and the whole line); the ranges checked."""
+    checked = 0
+    ranges = [(a, b) for a in range(width) for b in (a + 1, a + 3, width) if b <= width]
+    for y in range(height):
+        cuts = [widget.render_cells(y, a, b) for a, b in ranges]  # before the line is drawn
+        line = widget.render_line(y)
+        assert line.cell_length == width
+        for (a, b), cut in zip(ranges, cuts, strict=True):
+            assert cut.cell_length == b - a, (y, a, b)
+            assert _cells_of(cut) == _cells_of(line.crop(a, b)), (y, a, b)
+            checked += 1
+    return checked
+
+
+async def test_a_heatmaps_cells_are_its_lines_cut_at_every_edge() -> None:
+    """A partial repaint asks a heatmap for a range of a line's cells (render_cells): they are
+    the cells of the whole line cut there, whatever the revealed edge (from the start or from
+    the end), the cursor's gutter, unit labels, step and label lines."""
+    heatmap = Heatmap()
+    async with Host(heatmap).run_test(size=(40, 12)) as pilot:
+        data = DATA.copy()
+        data[1, 2], data[4, 3] = np.inf, np.nan
+        heatmap.set_data(data, diverging(1.0))
+        heatmap.set_labels("abcdefghijkl")
+        heatmap.set_cursor(2)
+        checked = 0
+        for visible, from_end in ((0, False), (5, False), (12, False), (4, True), (12, True)):
+            heatmap.set_visible(visible, from_end=from_end)
+            await pilot.pause()
+            drawn(heatmap)  # laid out at this size
+            width, height = heatmap.size
+            checked += _every_range_is_the_lines_cut(heatmap, width, height)
+        assert checked > 1000
+
+
+async def test_a_growing_plots_cells_are_its_lines_cut() -> None:
+    """The same for a growing plot: each frame's cells (CutLines, before its lines are drawn
+    whole, at every cut) and the whole picture's."""
+    t = np.arange(1.0, 13.0)
+    plot = SeriesPlot(log_y=False)
+    async with Host(plot).run_test(size=(40, 12)) as pilot:
+        plot.set_series([Series("a", t, np.sin(t), (255, 0, 0)),
+                         Series("b", t, np.cos(t), (0, 200, 0))], ylim=(-1.0, 1.0))  # fmt: skip
+        plot.set_upto(6)
+        await pilot.pause()
+        assert isinstance(plot._paint_lines, CutLines)
+        full, empty = plot._cut_pictures
+        width, height = plot.size
+        for cut in range(full.canvas[0], width + 1):
+            fresh = CutLines(full, empty, cut, width)  # no line drawn yet
+            cuts = {
+                (y, a, b): fresh.cells(y, a, b)
+                for y in range(height)
+                for a in range(0, width, 3)
+                for b in (a + 1, a + 4, width)
+                if b <= width
+            }
+            whole = CutLines(full, empty, cut, width)
+            for (y, a, b), cells in cuts.items():
+                assert cells.cell_length == b - a
+                assert _cells_of(cells) == _cells_of(whole[y].crop(a, b)), (cut, y, a, b)
+        for upto in (1, 11, None):
+            plot.set_upto(upto)
+            await pilot.pause()
+            assert _every_range_is_the_lines_cut(plot, width, height) > 500

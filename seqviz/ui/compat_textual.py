@@ -698,6 +698,15 @@ def _contains(a: Region, b: Region) -> bool:
     return x2 >= ox >= x1 and y2 >= oy >= y1 and x2 >= ox + ow >= x1 and y2 >= oy + oh >= y1
 
 
+def _widened(strips: list[Strip], left: int, right: int) -> list[Strip]:
+    """Each strip with ``left`` and ``right`` blank cells added: placeholders for cells that
+    no span of the update shows (``SpanChopsUpdate`` sends only the spans' cells)."""
+    pad_left = [Segment(" " * left)] if left else []
+    pad_right = [Segment(" " * right)] if right else []
+    return [Strip([*pad_left, *strip, *pad_right], left + strip.cell_length + right)
+            for strip in strips]  # fmt: skip
+
+
 class RegionCompositor(Compositor):
     """Textual's compositor, but a partial update renders only the widgets that a changed region
     touches, and only their changed lines; a full update renders only the lines of each widget
@@ -708,8 +717,11 @@ class RegionCompositor(Compositor):
     widget on the screen (34 in the vanishing scene), their cached lines included. What reaches
     the terminal is the same (only the changed spans are sent); this skips the work of rendering
     lines that no span shows, and of widgets behind one that holds a changed region whole (a
-    heatmap's panel, the view, the screen). Lines are narrowed, columns are not: a widget's cut
-    points must stay where the compositor computed them.
+    heatmap's panel, the view, the screen). Lines are narrowed; columns too for a widget that
+    can draw a range of a line's cells (``render_cells(y, start, stop)``, DirectLines) when the
+    changed regions span at most half its width: it draws those columns, and blank cells stand
+    for the rest of its width, so its cut points stay where the compositor computed them. No
+    span shows those blanks.
     """
 
     _update_regions: list[Any] | None = None
@@ -759,9 +771,21 @@ class RegionCompositor(Compositor):
             bands = _line_bands(hits)
             band = Region(shown.x, bands[0][0], shown.width, bands[-1][1] - bands[0][0])
             x, y, width, height = shown.intersection(band)
-            if width and height:
-                crop_region = Region(x - region.x, y - region.y, width, height)
-                yield region, clip.intersection(band), widget.render_lines(crop_region)
+            if not (width and height):
+                continue
+            if getattr(widget, "render_cells", None) is not None:
+                # Only the columns the changed regions span are sent: the widget draws those
+                # (a heatmap's new column, a curve's new segment), blanks stand for the rest.
+                # Most of its width (a new data set) is drawn whole: its kept lines serve it.
+                x0 = max(x, min(r.x for r in hits))
+                x1 = min(x + width, max(r.right for r in hits))
+                if 0 < x1 - x0 <= width // 2:
+                    crop_region = Region(x0 - region.x, y - region.y, x1 - x0, height)
+                    lines = widget.render_lines(crop_region)
+                    yield region, clip.intersection(band), _widened(lines, x0 - x, x + width - x1)
+                    continue
+            crop_region = Region(x - region.x, y - region.y, width, height)
+            yield region, clip.intersection(band), widget.render_lines(crop_region)
 
     def _render_chops(self, crop: Any, is_rendered_line: Any) -> Any:
         chops = super()._render_chops(crop, is_rendered_line)
@@ -922,8 +946,19 @@ def repaint_directly(widget: Any, *regions: Region) -> bool:
     # Update handler do.
     _mark_stale(widget, *regions)
     screen._dirty_widgets.add(widget)
-    screen.check_idle()
+    _wake(screen)
     return True
+
+
+def _wake(screen: Any) -> None:
+    """Start the screen's update timer, as the screen's Idle handler does when it finds a dirty
+    widget; without the Prompt message to the screen that ``check_idle`` posts for it (a
+    message, and a turn of the screen's loop, per frame). While a batch is open or the screen
+    is not current, that handler would wait: so does this, through ``check_idle``."""
+    if screen.app._batch_count or not screen.is_current:
+        screen.check_idle()
+        return
+    screen._update_timer.resume()
 
 
 def paint_pending(app: Any) -> bool:
@@ -1001,6 +1036,11 @@ class DirectLines(DirectRefresh):
     the widget becomes a new strip and misses the filter caches). Here the widget's strip goes
     through the app's line filters only, and a strip the widget hands out again finds its
     filtered form in the strip's own cache. Anything else falls back to Textual's pass.
+
+    A widget may also define ``render_cells(y, start, stop)``: cells ``start`` to ``stop`` of
+    ``render_line(y)``, drawn without the rest of the line (a Strip of ``stop - start`` cells).
+    The compositor then asks it for only the columns a partial update changes (an animation
+    frame's new column). Its partial repaints must not cut a wide character.
     """
 
     _direct_last = False  # the last paint took the direct path (Textual's line cache is stale)
@@ -1064,7 +1104,17 @@ class DirectLines(DirectRefresh):
             filters = [f for f in filters if not isinstance(f, ANSIToTruecolor)]
         inner = None
         strips = []
+        x1, x2 = crop.column_span
+        narrow = (x1, x2) != (0, width)
+        # a widget that draws a range of cells draws only the crop's (no padding to place)
+        cells = getattr(widget, "render_cells", None) if narrow and not (left or right) else None
         for y in crop.line_range:
+            if cells is not None:
+                strip = cells(y, x1, x2)  # the line's cells x1..x2, as render_line draws them
+                for line_filter in filters:
+                    strip = strip.apply_filter(line_filter, background)
+                strips.append(strip)
+                continue
             strip = widget.render_line(y)
             if strip.cell_length != inner_width or left or right:
                 if inner is None:  # Textual pads with the widget's background
@@ -1077,7 +1127,6 @@ class DirectLines(DirectRefresh):
             for line_filter in filters:
                 strip = strip.apply_filter(line_filter, background)
             strips.append(strip)
-        if crop.column_span != (0, width):
-            x1, x2 = crop.column_span
+        if narrow and cells is None:
             strips = [strip.crop(x1, x2) for strip in strips]
         return strips

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from itertools import count
@@ -98,6 +99,7 @@ class Heatmap(KeptLines, DirectLines, Widget):
         self._layout_key: tuple[int, int, int, int] | None = None
         self._row_map = np.zeros(0, dtype=np.int64)
         self._col_map = np.zeros(0, dtype=np.int64)
+        self._col_list: list[int] = []  # _col_map as a list (_edge bisects it)
         self._styles: dict[int, Style] = {}  # _style_of's key -> style
         self._runs_made: dict[tuple[int, int], Segment] = {}  # (key, run length) -> segment
         self._paint_size = Size(0, 0)
@@ -213,14 +215,13 @@ class Heatmap(KeptLines, DirectLines, Widget):
     def _edge(self) -> int:
         """The map cell where the shown columns end (from the end: where they start)."""
         if self._edge_now is None:
-            cols, n = self._col_map, len(self._col_map)
+            cols, n = self._col_list, len(self._col_list)  # sorted: a bisect, not a NumPy call
             if not n:
                 self._edge_now = 0
             elif self._from_end:
-                start = self.shape[1] - self._visible
-                self._edge_now = int(np.searchsorted(cols, start, side="left"))
+                self._edge_now = bisect_left(cols, self.shape[1] - self._visible)
             else:
-                self._edge_now = min(n, int(np.searchsorted(cols, self._visible, side="left")))
+                self._edge_now = min(n, bisect_left(cols, self._visible))
         return self._edge_now
 
     def set_labels(self, labels: str | Sequence[str]) -> None:
@@ -316,6 +317,7 @@ class Heatmap(KeptLines, DirectLines, Widget):
         map_height = height - self._label_line_now - self._tick_line_now
         self._row_map = _index_map(rows, 2 * map_height, whole=True)
         self._col_map = _index_map(cols, plot_width, whole=bool(self._labels))
+        self._col_list = self._col_map.tolist()
         self._y_labels = {}
         if units:
             tops = self._row_map[0::2]  # a line shows the units from its top half to the next's
@@ -439,6 +441,8 @@ class Heatmap(KeptLines, DirectLines, Widget):
         # Size and layout once per paint, not per line (``size`` walks the DOM).
         self._paint_size = content_size(self)
         self._layout()
+        if crop.width < self._paint_size.width:  # a frame's new columns: a few cells a line,
+            return DirectLines.render_lines(self, crop)  # cheaper drawn than kept (KeptLines)
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
@@ -452,6 +456,26 @@ class Heatmap(KeptLines, DirectLines, Widget):
                 self._strips.clear()
             strip = self._strips[key] = self._draw_line(y)
         return strip
+
+    def render_cells(self, y: int, start: int, stop: int) -> Strip:
+        """Cells ``start`` to ``stop`` of line y as ``render_line`` draws them, without the rest
+        of the line (DirectLines): an animation frame sends only its newly revealed columns,
+        and a line of a few segments is cut and encoded for them, not one of the whole map."""
+        runs = self._runs(y) if self._layout_key is not None else None
+        if runs is None or self._fixed_line(y) or not runs.length:
+            return self.render_line(y).crop(start, stop)
+        gutter = self._gutter_width
+        lo, hi = (self._edge(), len(self._col_map)) if self._from_end else (0, self._edge())
+        segments: list[Segment] = []
+        if start < gutter:
+            segments += Strip(self._gutter(y), gutter).crop(start, min(stop, gutter))
+        a, b = max(start, gutter) - gutter, stop - gutter  # map cells
+        if a < min(b, lo):  # not shown yet (from the end: the columns before the start)
+            segments.append(Segment(" " * (min(b, lo) - a)))
+        segments += runs.cells(max(a, lo), min(b, hi))
+        if max(a, hi) < b:  # past the shown columns, and past the map
+            segments.append(Segment(" " * (b - max(a, hi))))
+        return Strip(segments, stop - start)
 
     def _fixed_line(self, y: int) -> bool:
         """Line y is the step line or the line of labels: the revealed edge does not change it."""

@@ -174,6 +174,19 @@ class CutLines(Sequence[Strip]):
             strip = self._strips[y] = Strip(cells, length).extend_cell_length(width)
         return strip
 
+    def cells(self, y: int, start: int, stop: int) -> Strip:
+        """Cells ``start`` to ``stop`` of line y, drawn without the rest of the line."""
+        cut, width = self._cut, self._width
+        full, empty = self._full.lines[y], self._empty.lines[y]
+        if self._strips[y] is not None or full.length < cut:
+            return self[y].crop(start, stop)  # drawn already, or the empty part moves left
+        segments = full.cells(start, min(stop, cut))
+        segments += empty.cells(max(start, cut), min(stop, width))
+        shown = max(min(stop, cut, full.length), min(stop, width, empty.length))
+        if shown < stop:
+            segments.append(Segment(" " * (stop - max(start, shown))))
+        return Strip(segments, stop - start)
+
 
 class SafePlot(DirectLines, PlotextPlot):
     """A PlotextPlot drawn with Textual's line API; drawing errors become a one-line message.
@@ -274,6 +287,14 @@ class SafePlot(DirectLines, PlotextPlot):
         if y < len(self._paint_lines):
             return self._paint_lines[y]
         return self._blank
+
+    def render_cells(self, y: int, start: int, stop: int) -> Strip:
+        """Cells ``start`` to ``stop`` of line y as ``render_line`` draws them (DirectLines): a
+        growing curve's new segment is drawn and sent without the rest of its lines."""
+        lines = self._paint_lines
+        if isinstance(lines, CutLines) and y < len(lines):
+            return lines.cells(y, start, stop)
+        return self.render_line(y).crop(start, stop)
 
 
 class SeriesPlot(SeriesAxes, SafePlot):
