@@ -108,7 +108,9 @@ def _ugly(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
 def test_binning_only_the_new_points_draws_what_binning_all_of_them_draws() -> None:
     """Random series grown point by point (nan, inf, <= 0, points outside the x limits), with the
     y span, x limits, size, scale and the series themselves changing in between: the kept bins
-    give the pixels a plot given the same series once gives, after every change."""
+    give the pixels a plot given the same series once gives, after every change. So do the
+    cells a growing marker series hits (kept per series too)."""
+    kept_hits = 0  # draws where a marker series' hit cells were kept and took its new points
     for seed in range(6):
         rng = np.random.default_rng(seed)
         data = [_ugly(rng, 400) for _ in range(3)]
@@ -118,7 +120,7 @@ def test_binning_only_the_new_points_draws_what_binning_all_of_them_draws() -> N
         kept = 0  # draws where a series' bins were kept and took only its new points
         unmoved = regrid = 0  # draws that moved no pixel: the last raster / grid reused
         for event, k in _script(rng):
-            before = dict(grown._bins)
+            before, hits_before = dict(grown._bins), dict(grown._hits)
             if event == "grow":
                 i = int(rng.integers(3))
                 shown[i] = min(shown[i] + k, 400)
@@ -146,8 +148,8 @@ def test_binning_only_the_new_points_draws_what_binning_all_of_them_draws() -> N
             fresh.set_series(series, xlim=xlim, ylim=ylim)
             got, want = grown._raster(*size), fresh._raster(*size)
             kept += sum(grown._bins.get(i) is b for i, b in before.items())
-            assert got[2] == want[2], (seed, event)
-            for a, b in zip(got[:2], want[:2], strict=True):
+            kept_hits += sum(grown._hits.get(i) is h for i, h in hits_before.items())
+            for a, b in zip(got, want, strict=True):  # dots, their colours, the markers
                 assert np.array_equal(a, b), (seed, event)
             # the cells of a kept plot too (a grid whose raster did not move is handed out again)
             drawn, grid = cell_plot._raster_out, cell_plot._grid_out
@@ -161,6 +163,7 @@ def test_binning_only_the_new_points_draws_what_binning_all_of_them_draws() -> N
             regrid += cells is grid
         assert kept > 100  # the kept bins were exercised, not only rebuilt
         assert unmoved > 5 and regrid > 5  # and so were the kept raster and grid
+    assert kept_hits > 50
 
 
 def test_the_line_series_drawn_in_one_pass_are_each_drawn_as_alone_and_later_ones_on_top() -> None:

@@ -34,7 +34,7 @@ BRAILLE_GLYPHS = tuple(chr(BRAILLE + bits) for bits in range(256))
 # block of half a cell, thicker than a braille dot (a line reads from the back of a lecture hall).
 QUAD_BITS = np.array([[1, 2], [4, 8]], dtype=np.int64)
 QUAD_GLYPHS = " ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"
-Marks = dict[tuple[int, int], int]  # (cell row, cell column) -> series drawn there as a character
+Marks = np.ndarray  # (cell rows, cell columns): the series drawn there as a character (-1: none)
 MIN_CANVAS = (6, 2)  # cells (wide, high) of the data area below which only the curves show
 PATH = "path"  # a series' marker for a line through its points in their order (a circle), unbinned
 
@@ -72,6 +72,7 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         self._frame: tuple[int, int, int, list[list[Cell]]] = (0, 1, 0, [])
         self._rows_drawn: dict[int, tuple[Any, list[Cell]]] = {}  # row -> (what, its cells)
         self._bins: dict[int, _Bins] = {}  # line series index -> its x bins, as last drawn
+        self._hits: dict[int, _Hits] = {}  # marker series index -> the cells its points hit
         # What the last raster was drawn from, and what it drew: a result that moves no pixel
         # (a new point that leaves its bin's mean on the same pixel row) redraws nothing.
         self._raster_key: Any = None
@@ -171,6 +172,22 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         col, t = _columns(s, pw, lo, hi if hi > lo else lo + 1.0, self.log_y)
         return col, self._rows(t, np.isfinite(t), ph)
 
+    def _marker_cells(self, i: int, s: Series, pw: int, ph: int) -> np.ndarray:
+        """(ph // cell_h, pw // 2) whether a point of marker series ``i`` lands in each cell,
+        kept per series: a series that only grew (the clipped updates of a long run) maps just
+        its new points, where mapping all of them was most of a frame of its plot."""
+        lo, hi = self._xlim
+        key = (pw, ph, lo, hi, self.log_y, self._y_span(), self._cell_h)
+        hits = self._hits.get(i)
+        if hits is None or not hits.grown(s, key):
+            hits = self._hits[i] = _Hits(key, (ph // self._cell_h, pw // 2))
+        new = hits.take(s)
+        if new is not None:
+            cols, rows = self._point_pixels(new, pw, ph)
+            ok = rows >= 0
+            hits.hit[rows[ok] // self._cell_h, cols[ok] // 2] = True
+        return hits.hit
+
     def _line_pixels(self, pw: int, ph: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(series index, pixel column, pixel row) of the points every line joins: per
         binned series (series order, then column order) each non-empty x bin at the mean of
@@ -217,22 +234,20 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         and the character markers {(row, col): series index}. The same object as last time if
         every series has the same pixels as then (the raster is a function of them alone)."""
         self._bins = {i: b for i, b in self._bins.items() if i < len(self._series)}
+        self._hits = {i: h for i, h in self._hits.items() if i < len(self._series)}
         line = self._line_pixels(pw, ph)
-        marked = [(i, *self._point_pixels(s, pw, ph)) for i, s in enumerate(self._series)
-                  if len(s.marker) == 1]  # fmt: skip
+        hits = [(i, self._marker_cells(i, s, pw, ph)) for i, s in enumerate(self._series)
+                if len(s.marker) == 1]  # fmt: skip
         key = (pw, ph, tuple(a.tobytes() for a in line),
-               tuple((i, c.tobytes(), r.tobytes()) for i, c, r in marked))  # fmt: skip
+               tuple((i, hit.tobytes()) for i, hit in hits))  # fmt: skip
         if key == self._raster_key and self._raster_out is not None:
             return self._raster_out
         ch, dots = self._cell_h, self._dots
         bits = np.zeros((ph // ch, pw // 2), dtype=np.int64)
         owner = np.full(bits.shape, -1, dtype=np.int64)
-        marks: Marks = {}
-        for i, cols, rows in marked:
-            ok = rows >= 0
-            cells = np.unique((rows[ok] // ch) * (pw // 2) + cols[ok] // 2)
-            for r, c in zip(*np.divmod(cells, pw // 2), strict=True):
-                marks[(int(r), int(c))] = i
+        marks: Marks = np.full(bits.shape, -1, dtype=np.int64)
+        for i, hit in hits:
+            marks[hit] = i  # a later series' character over an earlier one's
         who, px, py = _polyline(*line)
         if px.size:
             np.bitwise_or.at(bits, (py // ch, px // 2), dots[py % ch, px % 2])
@@ -255,9 +270,6 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         if raster is self._grid_key[3] and grid_key == self._grid_key:  # nothing moved:
             return self._grid_out  # the same grid, which the repaint passes over at once
         bits, owner, marks = raster
-        marked: dict[int, list[tuple[int, int]]] = {}
-        for (r, c), i in sorted(marks.items()):
-            marked.setdefault(r, []).append((c, i))
         grid = list(axes)
         glyphs = self._glyphs
         drawn: dict[int, tuple[Any, list[Cell]]] = {}
@@ -265,11 +277,10 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         # one per row (a frame changes a row or two of each plot; numpy calls per row were
         # a good part of a frame's cost)
         stride = bits.strides[0]
-        bits_b, owner_b = bits.tobytes(), owner.tobytes()
-        filled = np.flatnonzero(bits.any(axis=1)).tolist()
-        for r in sorted(set(filled).union(marked)) if marked else filled:
+        bits_b, owner_b, marks_b = bits.tobytes(), owner.tobytes(), marks.tobytes()
+        for r in np.flatnonzero(bits.any(axis=1) | (marks >= 0).any(axis=1)).tolist():
             cut = slice(r * stride, (r + 1) * stride)
-            key = (styles, markers, bits_b[cut], owner_b[cut], tuple(marked.get(r, ())))
+            key = (styles, markers, bits_b[cut], owner_b[cut], marks_b[cut])
             old = self._rows_drawn.get(r)
             if old is not None and old[0] == key:  # the same row as last time: the same list,
                 grid[r] = old[1]  # which the repaint's comparison passes over at once
@@ -279,8 +290,9 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
                 for c, dot in enumerate(dots):
                     if dot:
                         line[left + c] = (glyphs[dot], styles[who[c]])
-                for c, i in marked.get(r, ()):
-                    line[left + c] = (markers[i], styles[i])
+                for c, i in enumerate(marks[r].tolist()):
+                    if i >= 0:
+                        line[left + c] = (markers[i], styles[i])
                 grid[r] = line
             drawn[r] = (key, grid[r])
         self._rows_drawn = drawn
@@ -351,42 +363,71 @@ def _columns(s: Series, pw: int, lo: float, hi: float,
     return col, t
 
 
-class _Bins:
+class _Kept:
+    """The points of one series drawn so far (``x``, ``y``, copied: a caller may reuse its
+    arrays) and what they were drawn for (``key``)."""
+
+    def __init__(self, key: Any) -> None:
+        self.key = key
+        self.x = np.zeros(0)  # (n,)
+        self.y = np.zeros(0)  # (n,)
+
+    def grown(self, s: Series, key: Any) -> bool:
+        """Whether ``s`` is these points followed by new ones, drawn for the same ``key``
+        (compared bit for bit, so nan equals nan)."""
+        n = self.x.size
+        if self.key != key or len(s.x) < n or len(s.y) != len(s.x):
+            return False
+        x = np.asarray(s.x[:n], dtype=float)
+        y = np.asarray(s.y[:n], dtype=float)
+        return _same_bits(x, self.x) and _same_bits(y, self.y)
+
+    def take(self, s: Series) -> Series | None:
+        """The points of ``s`` after those taken so far (None if none), now taken."""
+        n = self.x.size
+        if len(s.x) == n:
+            return None
+        new = Series(s.label, s.x[n:], s.y[n:], s.color, s.marker)
+        self.x = np.concatenate([self.x, np.asarray(new.x, dtype=float)])
+        self.y = np.concatenate([self.y, np.asarray(new.y, dtype=float)])
+        return new
+
+
+class _Bins(_Kept):
     """One line series' x bins for a width and x limits: per bin the points inside the limits
     (``seen``), the drawable ones (``count``) and the sum of their plotted y (``total``, summed
     in point order, as a re-bin from scratch sums them). The y span is applied to the means
     afterwards, so it never invalidates the bins; the width, limits and scale do."""
 
     def __init__(self, pw: int, lo: float, hi: float, log_y: bool) -> None:
-        self.key = (pw, lo, hi, log_y)
+        super().__init__((pw, lo, hi, log_y))
         self.seen = np.zeros(pw, np.int64)  # (pw,)
         self.count = np.zeros(pw, np.int64)  # (pw,)
         self.total = np.zeros(pw)  # (pw,)
-        self.x = np.zeros(0)  # (n,) the points binned so far, copied (a caller may reuse arrays)
-        self.y = np.zeros(0)  # (n,)
 
     def extends(self, s: Series, pw: int, lo: float, hi: float, log_y: bool) -> bool:
         """Whether ``s`` is these points followed by new ones, on the same bins."""
-        n = self.x.size
-        if self.key != (pw, lo, hi, log_y) or len(s.x) < n or len(s.y) != len(s.x):
-            return False
-        x = np.asarray(s.x[:n], dtype=float)
-        y = np.asarray(s.y[:n], dtype=float)  # compared bit for bit, so nan equals nan
-        return _same_bits(x, self.x) and _same_bits(y, self.y)
+        return self.grown(s, (pw, lo, hi, log_y))
 
     def add(self, s: Series) -> None:
         """Bin the points of ``s`` after the first ``n`` (all of them on a new ``_Bins``)."""
-        n = self.x.size
-        if len(s.x) == n:
+        new = self.take(s)
+        if new is None:
             return
-        new = Series(s.label, s.x[n:], s.y[n:], s.color, s.marker)
-        col, t = _columns(new, self.key[0], self.key[1], self.key[2], self.key[3])
+        col, t = _columns(new, *self.key)
         good = np.isfinite(t)
         np.add.at(self.seen, col, 1)
         np.add.at(self.count, col[good], 1)
         np.add.at(self.total, col[good], t[good])  # in point order, like bincount's weights
-        self.x = np.concatenate([self.x, np.asarray(new.x, dtype=float)])
-        self.y = np.concatenate([self.y, np.asarray(new.y, dtype=float)])
+
+
+class _Hits(_Kept):
+    """One marker series' cells for a raster size, x limits, scale and y span: whether any of
+    its points so far lands in each cell. A cell once hit stays hit: new points only add."""
+
+    def __init__(self, key: Any, shape: tuple[int, int]) -> None:
+        super().__init__(key)
+        self.hit = np.zeros(shape, dtype=bool)  # (cell rows, cell columns)
 
 
 def _left_of(s: Series, edge: float) -> Series:
