@@ -119,3 +119,19 @@ async def test_finite_gradients_have_no_inf_nan_key(make_app, ready) -> None:
         await ready(app, pilot)
         assert np.isfinite(app.result.norms_linear).all()
         assert "inf/nan" not in str(app.query_one("#grad-legend").render())
+
+
+async def test_a_legend_is_measured_as_textual_measures_it() -> None:
+    from seqviz.ui.compat_textual import static_height
+    from seqviz.ui.widgets.plots import PlotLegend
+
+    legend = PlotLegend(id="legend")
+    async with Host(legend).run_test(size=(40, 6)) as pilot:
+        await pilot.pause()
+        for keys in ([("tanh RNN, rho=1.05", RED)], [("a very long key " * 3, RED), ("b", BLUE)]):
+            frozen = tuple((label, tuple(color)) for label, color in keys)
+            for width in (10, 25, 40):
+                expected = static_height(legend, legend._text(frozen), width)
+                assert legend._height(frozen, width) == expected, (keys, width)
+        short = (("ab", RED),)
+        assert legend._height(short, 40) == 1  # the one-line case needs no measuring pass

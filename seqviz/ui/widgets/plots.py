@@ -493,7 +493,11 @@ class PlotLegend(KeptLines, Static):
         if height is None:
             if len(heights) > 64:
                 heights.clear()
-            height = heights[keys, width] = static_height(self, self._text(keys), width)
+            text = self._text(keys)
+            # One line that fits takes one line (no newlines in keys): no measuring pass (a
+            # label naming a parameter's value is new at every step of a walk).
+            fits = text.cell_len <= width and "\n" not in text.plain
+            height = heights[keys, width] = 1 if fits else static_height(self, text, width)
         return height
 
     def show_keys(self, keys: Sequence[tuple[str, tuple[int, int, int]]]) -> None:
