@@ -18,7 +18,7 @@ async def test_opens_on_scene_with_values(make_app, ready):
         assert app.values.rho == 1.2 and app.values.steps == 100
         assert app.result.T == 100
         assert app.frame == app.n_frames == 200  # opens on the whole picture
-        assert app.query_one("#tab-vanishing").has_class("-active")
+        assert app.query_one("#scene-tabs").active == "vanishing"
         assert not app.query_one("#notice").display  # the compile notice is gone
 
 
@@ -48,8 +48,13 @@ async def test_clicking_a_tab_switches_scene(make_app, ready):
     app = make_app()
     async with app.run_test(size=(160, 50)) as pilot:
         await ready(app, pilot)
-        await pilot.click("#tab-memory")
+        tabs = app.query_one("#scene-tabs")
+        await pilot.click("#scene-tabs", offset=tabs.tab_offset("memory"))
         await ready(app, pilot)
+        assert app.scene.name == "memory"
+        assert tabs.active == "memory"
+        await pilot.click("#scene-tabs", offset=(1, 0))  # the app's name is no tab
+        await pilot.pause()
         assert app.scene.name == "memory"
 
 

@@ -324,7 +324,7 @@ async def test_the_first_scene_tab_and_the_palette_hint_are_born_with_their_clas
     getting the class as they mount: each class change restyled the widget just styled."""
     from textual.css.stylesheet import Stylesheet
 
-    from seqviz.ui.widgets.scenebar import SceneTab
+    from seqviz.ui.widgets.scenebar import SceneTabs
 
     restyled: list[Any] = []
     original = Stylesheet.update_nodes
@@ -339,12 +339,11 @@ async def test_the_first_scene_tab_and_the_palette_hint_are_born_with_their_clas
     async with app.run_test(size=SIZE) as pilot:
         await app.until_ready()
         await pilot.pause()
-        tabs = [n for n in restyled if isinstance(n, SceneTab)]
+        tabs = [n for n in restyled if isinstance(n, SceneTabs)]
         hints = [n for n in restyled if n.has_class("-command-palette")]
         assert tabs == [] and hints == []
-        assert app.query_one("#tab-vanishing").has_class("-active")
+        assert app.query_one(SceneTabs).active == "vanishing"
         assert app.query_one(".-command-palette").has_class("-compact")
         app.set_scene("memory")  # a switch still moves the active tab
         await app.until_ready()
-        assert app.query_one("#tab-memory").has_class("-active")
-        assert not app.query_one("#tab-vanishing").has_class("-active")
+        assert app.query_one(SceneTabs).active == "memory"

@@ -59,7 +59,7 @@ from seqviz.ui.status import StatusLine, param_hint, play_state, status_text
 from seqviz.ui.views.base import SceneView
 from seqviz.ui.widgets.controls import ParamChanged, ParamFocused, ParamPanel, ParamRow
 from seqviz.ui.widgets.footer import FittingFooter
-from seqviz.ui.widgets.scenebar import SceneBar, SceneTab
+from seqviz.ui.widgets.scenebar import SceneBar, SceneTabs
 
 install_input_fixes()  # page keys before the palette draws, invalid UTF-8 (compat_textual)
 install_strip_fix()  # strips placed whole no longer refer to themselves (compat_textual)
@@ -794,8 +794,8 @@ class SeqvizApp(App[None]):
         self._focused_param = message.name
         self._update_status()
 
-    @on(SceneTab.Picked)
-    def _scene_picked(self, message: SceneTab.Picked) -> None:
+    @on(SceneTabs.Picked)
+    def _scene_picked(self, message: SceneTabs.Picked) -> None:
         self.set_scene(message.name)
 
     # --- actions (key bindings) ----------------------------------------------------------------

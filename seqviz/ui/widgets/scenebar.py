@@ -2,38 +2,143 @@
 
 from __future__ import annotations
 
+from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.geometry import Offset, Size
 from textual.message import Message
+from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Static
 
+APP_NAME = " seqviz "  # the name and the padding around it
 
-class SceneTab(Static):
-    """``1 Vanishing gradients``; a click switches to that scene."""
+
+class SceneTabs(Widget):
+    """The app name and a tab per scene (``1 Vanishing gradients``), drawn as one widget: a
+    widget per tab cost each launch its mounting, styling and first render (a tenth of the
+    widgets before the first frame). Each part is styled by its component class, as the tab
+    widgets were by their CSS rules; the tab under the mouse is highlighted; a click on a tab
+    switches to that scene."""
 
     class Picked(Message):
         def __init__(self, name: str) -> None:
             super().__init__()
             self.name = name
 
-    def __init__(self, number: int, name: str, title: str, *, active: bool = False) -> None:
-        classes = "scene-tab -active" if active else "scene-tab"
-        super().__init__(f" {number} {title} ", id=f"tab-{name}", classes=classes)
-        self.scene_name = name
-        self.long_label = f" {number} {title} "
-        self.short_label = f" {number} {name} "
-        self.number_label = f" {number} "
-        self._shown = self.long_label
+    ALLOW_SELECT = False  # chrome, as the footer's keys (a drag over the tabs selects nothing)
+    COMPONENT_CLASSES = {
+        "scene-tabs--name",
+        "scene-tabs--tab",
+        "scene-tabs--tab-hover",
+        "scene-tabs--tab-active",
+    }
+    # The rules the tab widgets had (the active tab's after the hovered one's, as before: an
+    # active tab under the mouse looks active).
+    DEFAULT_CSS = """
+    SceneTabs {
+        width: auto;
+        height: 1;
+    }
+    SceneTabs > .scene-tabs--name {
+        text-style: bold;
+        color: $accent;
+    }
+    SceneTabs > .scene-tabs--tab {
+        color: $text-muted;
+    }
+    SceneTabs > .scene-tabs--tab-hover {
+        color: $text-muted;
+        background: $boost;
+    }
+    SceneTabs > .scene-tabs--tab-active {
+        background: $primary;
+        color: $text;
+        text-style: bold;
+    }
+    """
 
-    def show(self, label: str) -> None:
-        if label != self._shown:  # an update is a layout pass
-            self._shown = label
-            self.update(label)
+    def __init__(self, scenes: list[tuple[str, str]], *, active: str | None = None,
+                 id: str | None = None) -> None:  # fmt: skip
+        super().__init__(id=id)
+        self.names = [name for name, _title in scenes]
+        self.long_labels = [f" {n} {title} " for n, (_name, title) in enumerate(scenes, 1)]
+        self.short_labels = [f" {n} {name} " for n, (name, _title) in enumerate(scenes, 1)]
+        self.number_labels = [f" {n} " for n in range(1, len(scenes) + 1)]
+        self.labels = list(self.long_labels)
+        self.active = active
+        self.hovered: str | None = None
+
+    def show(self, labels: list[str]) -> None:
+        if labels != self.labels:  # a new width: a layout pass
+            self.labels = list(labels)
+            self.refresh(layout=True)
+
+    def set_active(self, name: str) -> None:
+        if name != self.active:
+            self.active = name
+            self.refresh()
+
+    def tab_at(self, x: int) -> str | None:
+        """The scene whose tab covers column ``x`` of the widget, if any."""
+        left = len(APP_NAME)
+        for name, label in zip(self.names, self.labels, strict=True):
+            if left <= x < left + len(label):
+                return name
+            left += len(label)
+        return None
+
+    def tab_offset(self, name: str) -> Offset:
+        """A cell of ``name``'s tab (its first), relative to the widget."""
+        left = len(APP_NAME)
+        for other, label in zip(self.names, self.labels, strict=True):
+            if other == name:
+                return Offset(left, 0)
+            left += len(label)
+        raise KeyError(name)
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return len(APP_NAME) + sum(len(label) for label in self.labels)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return 1
+
+    def render_line(self, y: int) -> Strip:
+        # The segments a widget per part drew: each part's text starts at its own offset 0 (the
+        # text selection's meta, which also lets two like tabs merge in a simplified screen),
+        # and the name's padding has the background only.
+        name = self.get_visual_style("scene-tabs--name")
+        pad = Segment(" ", Style(bgcolor=name.rich_style.bgcolor))
+        segments = [pad, Segment(APP_NAME.strip(), name.rich_style_with_offset(0, 0)), pad]
+        for scene, label in zip(self.names, self.labels, strict=True):
+            if scene == self.active:
+                part = "scene-tabs--tab-active"
+            elif scene == self.hovered:
+                part = "scene-tabs--tab-hover"
+            else:
+                part = "scene-tabs--tab"
+            style = self.get_visual_style(part).rich_style_with_offset(0, 0)
+            segments.append(Segment(label, style))
+        return Strip(segments) if y == 0 else Strip.blank(0)
+
+    def _hover(self, name: str | None) -> None:
+        if name != self.hovered:
+            self.hovered = name
+            self.refresh()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self._hover(self.tab_at(event.x))
+
+    def on_leave(self, event: events.Leave) -> None:
+        self._hover(None)
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
-        self.post_message(self.Picked(self.scene_name))
+        name = self.tab_at(event.x)
+        if name is not None:
+            self.post_message(self.Picked(name))
 
 
 class SceneBar(Horizontal):
@@ -45,24 +150,6 @@ class SceneBar(Horizontal):
         width: 1fr;
         background: $panel;
     }
-    SceneBar > #app-name {
-        width: auto;
-        padding: 0 1;
-        text-style: bold;
-        color: $accent;
-    }
-    SceneBar > .scene-tab {
-        width: auto;
-        color: $text-muted;
-    }
-    SceneBar > .scene-tab:hover {
-        background: $boost;
-    }
-    SceneBar > .scene-tab.-active {
-        background: $primary;
-        color: $text;
-        text-style: bold;
-    }
     SceneBar > #play-state {
         width: 1fr;
         content-align-horizontal: right;
@@ -72,21 +159,16 @@ class SceneBar(Horizontal):
 
     def __init__(self, scenes: list[tuple[str, str]], *, active: str | None = None,
                  id: str | None = None) -> None:  # fmt: skip
-        """``active``: the scene whose tab is born active (set_active later would restyle it
-        right after it was styled)."""
+        """``active``: the scene whose tab is shown active from the start."""
         super().__init__(id=id)
-        self._scenes = scenes
-        self._active = active
+        self.tabs = SceneTabs(scenes, active=active, id="scene-tabs")
 
     def compose(self) -> ComposeResult:
-        yield Static("seqviz", id="app-name")
-        for number, (name, title) in enumerate(self._scenes, start=1):
-            yield SceneTab(number, name, title, active=name == self._active)
+        yield self.tabs
         yield Static("", id="play-state")
 
     def set_active(self, name: str) -> None:
-        for tab in self.query(SceneTab):
-            tab.set_class(tab.scene_name == name, "-active")
+        self.tabs.set_active(name)
         self._fit()
 
     _short = False
@@ -105,16 +187,17 @@ class SceneBar(Horizontal):
     def _fit(self) -> None:
         """Long titles; on narrow screens short names; if even those do not fit, the other
         scenes by number only (the current one keeps its name), so every number key shows."""
-        tabs = list(self.query(SceneTab))
+        tabs = self.tabs
         if not self._short:
-            for tab in tabs:
-                tab.show(tab.long_label)
+            tabs.show(tabs.long_labels)
             return
-        need = len(" seqviz ") + sum(len(t.short_label) for t in tabs) + len(self._play[1]) + 2
+        need = len(APP_NAME) + sum(map(len, tabs.short_labels)) + len(self._play[1]) + 2
         tight = need > self.size.width > 0
-        for tab in tabs:
-            active = tab.has_class("-active")
-            tab.show(tab.number_label if tight and not active else tab.short_label)
+        tabs.show([
+            number if tight and name != tabs.active else short
+            for name, short, number in zip(tabs.names, tabs.short_labels, tabs.number_labels,
+                                           strict=True)
+        ])  # fmt: skip
 
     def set_play_state(self, text: str, short: str | None = None) -> None:
         """``text`` ("❚❚ paused · 20 frames/s"), or ``short`` ("❚❚ 20/s") on narrow screens."""
