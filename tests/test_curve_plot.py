@@ -8,7 +8,7 @@ from textual.widget import Widget
 from widget_host import Host, drawn
 
 from seqviz.ui.widgets.curves import BRAILLE, CurvePlot
-from seqviz.ui.widgets.plots import Series
+from seqviz.ui.widgets.series import Series
 
 RED, BLUE = (255, 0, 0), (0, 0, 255)
 

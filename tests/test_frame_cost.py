@@ -13,8 +13,9 @@ from widget_host import Host, drawn
 from seqviz.ui.compat_textual import paint_now
 from seqviz.ui.widgets.colormap import diverging, sequential
 from seqviz.ui.widgets.heatmap import Heatmap
-from seqviz.ui.widgets.plots import CutLines, Series, SeriesPlot
+from seqviz.ui.widgets.plots import CutLines, SeriesPlot
 from seqviz.ui.widgets.readout import Readout
+from seqviz.ui.widgets.series import Series
 
 SIZE = (160, 50)
 

@@ -28,7 +28,8 @@ from seqviz.ui.compat_textual import (
 from seqviz.ui.views.gates import GatesView
 from seqviz.ui.widgets.colormap import diverging
 from seqviz.ui.widgets.heatmap import Heatmap
-from seqviz.ui.widgets.plots import Series, SeriesPlot
+from seqviz.ui.widgets.plots import SeriesPlot
+from seqviz.ui.widgets.series import Series
 
 SIZE = (160, 50)
 

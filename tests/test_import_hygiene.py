@@ -98,6 +98,9 @@ def test_seqviz_imports_only_what_its_first_frame_needs():
         "seqviz.ui.help",  # the help screen, the palette's providers and the export keys load
         "seqviz.ui.palette",  # when first used
         "seqviz.ui.export",
+        "plotext",  # the first scene draws no plotext figure: other scenes' plots load it
+        "textual_plotext",
+        "seqviz.ui.widgets.plots",
         "numba",
         "scipy",
         "torch",

@@ -18,7 +18,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 @pytest.mark.slow
 async def test_linear_network_is_named_in_legend_and_now_column(make_app, ready):
-    from seqviz.ui.widgets.plots import PlotLegend
+    from seqviz.ui.widgets.series import PlotLegend
 
     app = make_app("vanishing", {"nonlinearity": "linear"})
     async with app.run_test(size=(160, 50)) as pilot:

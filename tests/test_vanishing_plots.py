@@ -9,7 +9,7 @@ from widget_host import Host, drawn
 
 from seqviz.ui.widgets.curves import PATH, QUAD_GLYPHS, CurvePlot
 from seqviz.ui.widgets.eigen import CIRCLE_COLOR, EIGEN_COLOR, EigenPlot
-from seqviz.ui.widgets.plots import Series
+from seqviz.ui.widgets.series import Series
 
 RED, BLUE = (255, 0, 0), (0, 0, 255)
 
@@ -123,7 +123,7 @@ async def test_finite_gradients_have_no_inf_nan_key(make_app, ready) -> None:
 
 async def test_a_legend_is_measured_as_textual_measures_it() -> None:
     from seqviz.ui.compat_textual import static_height
-    from seqviz.ui.widgets.plots import PlotLegend
+    from seqviz.ui.widgets.series import PlotLegend
 
     legend = PlotLegend(id="legend")
     async with Host(legend).run_test(size=(40, 6)) as pilot:

@@ -11,8 +11,9 @@ from textual.app import App, ComposeResult
 
 from seqviz.ui.widgets.colormap import diverging
 from seqviz.ui.widgets.heatmap import UPPER_HALF, Heatmap
-from seqviz.ui.widgets.plots import Series, SeriesPlot
+from seqviz.ui.widgets.plots import SeriesPlot
 from seqviz.ui.widgets.runs import RunLine, joined
+from seqviz.ui.widgets.series import Series
 
 STYLES = [Style(color="red"), Style(color="blue"), None]
 

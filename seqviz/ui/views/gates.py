@@ -16,8 +16,8 @@ from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.curves import CurvePlot
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.legend import ColorLegend
-from seqviz.ui.widgets.plots import PlotLegend, Series
 from seqviz.ui.widgets.readout import Readout, wrapped_lines
+from seqviz.ui.widgets.series import PlotLegend, Series
 
 W = TypeVar("W", bound=Widget)
 N_PANELS = 6  # LSTM: i f g o c h; GRU: r z n, then h's two parts and h

@@ -15,8 +15,9 @@ from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.colormap import log_magnitude
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.legend import ColorLegend
-from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
+from seqviz.ui.widgets.plots import SeriesPlot
 from seqviz.ui.widgets.readout import NumberTable, Readout, sci
+from seqviz.ui.widgets.series import PlotLegend, Series
 
 COLORS = {
     "rnn": (255, 120, 90),

@@ -15,9 +15,10 @@ from seqviz.scenes.inside import LABELS, MODELS, PANELS
 from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.heatmap import Heatmap
-from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
+from seqviz.ui.widgets.plots import SeriesPlot
 from seqviz.ui.widgets.readout import Readout, steady_height, wrapped_lines
 from seqviz.ui.widgets.scatter import ScatterPlot
+from seqviz.ui.widgets.series import PlotLegend, Series
 
 VERB_COLORS = {
     "are": (255, 110, 90), "is": (90, 170, 255), "were": (255, 200, 60), "was": (120, 220, 220),

@@ -11,8 +11,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from seqviz.ui.views.base import Panel, SceneView
-from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
+from seqviz.ui.widgets.plots import SeriesPlot
 from seqviz.ui.widgets.readout import Readout
+from seqviz.ui.widgets.series import PlotLegend, Series
 
 RNN_COLOR = (255, 120, 90)
 CELL_COLOR = (90, 200, 120)

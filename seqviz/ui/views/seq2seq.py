@@ -14,8 +14,9 @@ from textual.containers import Vertical
 
 from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.colormap import diverging, sequential
-from seqviz.ui.widgets.plots import PlotLegend, Series, SeriesPlot
+from seqviz.ui.widgets.plots import SeriesPlot
 from seqviz.ui.widgets.readout import Readout, steady_height, wrapped_lines
+from seqviz.ui.widgets.series import PlotLegend, Series
 
 ATTN_COLOR = (90, 200, 120)
 BOTTLENECK_COLOR = (255, 120, 90)

@@ -17,8 +17,8 @@ from seqviz.ui.widgets.colormap import sequential
 from seqviz.ui.widgets.curves import CurvePlot
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.legend import ColorLegend
-from seqviz.ui.widgets.plots import PlotLegend, Series
 from seqviz.ui.widgets.readout import Readout, sci
+from seqviz.ui.widgets.series import PlotLegend, Series
 
 COLORS = {"rnn": (255, 120, 90), "lstm": (90, 170, 255), "gru": (200, 120, 255)}
 GREY = (150, 150, 150)

@@ -15,8 +15,8 @@ from seqviz.ui.widgets.curves import CurvePlot
 from seqviz.ui.widgets.eigen import CIRCLE_COLOR, EIGEN_COLOR, EXTRA_EIGEN_COLOR, EigenPlot
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.legend import ColorLegend
-from seqviz.ui.widgets.plots import PlotLegend, Series, data_limits
 from seqviz.ui.widgets.readout import NumberTable, Readout, sci
+from seqviz.ui.widgets.series import PlotLegend, Series, data_limits
 
 SHORT = {"tanh": "tanh", "linear": "lin"}  # the readout's "now" column names its network
 TANH_COLOR = (255, 120, 90)

@@ -23,7 +23,7 @@ from textual.strip import Strip
 
 from seqviz.ui.compat_textual import DirectLines
 from seqviz.ui.widgets.cells import Cell, CellCanvas
-from seqviz.ui.widgets.plots import Series, SeriesAxes, _int_ticks
+from seqviz.ui.widgets.series import Series, SeriesAxes, int_ticks
 
 AXIS_STYLE = Style(color="#9e9e9e")
 BRAILLE = 0x2800
@@ -133,11 +133,11 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
             lo_e, hi_e = self._log_range()
             stride = max(1, math.ceil((hi_e - lo_e) / max(2, rows // 3)))
             return [(float(e), f"1e{e}") for e in range(hi_e, lo_e - 1, -stride)]
-        return [(t, f"{t:g}") for t in _int_ticks(lo, hi, max(2, rows // 4))]
+        return [(t, f"{t:g}") for t in int_ticks(lo, hi, max(2, rows // 4))]
 
     def _x_ticks(self) -> list[float]:
         lo, hi = self._xlim
-        return _int_ticks(lo, hi if hi > lo else lo + 1.0, 5)
+        return int_ticks(lo, hi if hi > lo else lo + 1.0, 5)
 
     def _log_range(self) -> tuple[int, int]:
         assert self._ylim is not None

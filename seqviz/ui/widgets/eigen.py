@@ -6,7 +6,7 @@ import numpy as np
 
 from seqviz.ui.widgets.cells import Cell
 from seqviz.ui.widgets.curves import PATH, CurvePlot
-from seqviz.ui.widgets.plots import Series
+from seqviz.ui.widgets.series import Series
 
 CIRCLE_COLOR = (120, 120, 120)
 EIGEN_COLOR = (255, 196, 0)

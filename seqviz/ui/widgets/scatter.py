@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
-from seqviz.ui.widgets.plots import SafePlot, Series, _array_key
+from seqviz.ui.widgets.plots import SafePlot, _array_key
+from seqviz.ui.widgets.series import Series
 
 
 class ScatterPlot(SafePlot):

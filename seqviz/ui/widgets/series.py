@@ -1,0 +1,142 @@
+"""What every plot of curves shares, with nothing drawn by plotext: the curves (Series), their
+axes and limits, and the legend that names them (the vanishing scene's first frame needs no
+plotext, whose import is a tenth of a launch)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from rich.text import Text
+from textual.widgets import Static
+
+from seqviz.ui.compat_textual import static_height, update_static
+from seqviz.ui.widgets.kept import KeptLines
+
+
+@dataclass(frozen=True)
+class Series:
+    """One curve: x and y values (same length), its legend label and RGB colour."""
+
+    label: str
+    x: np.ndarray
+    y: np.ndarray
+    color: tuple[int, int, int]
+    marker: str = "hd"
+
+
+class SeriesAxes:
+    """What every plot of ``Series`` holds, whatever draws it (plotext pictures, braille cells):
+    the curves, their limits, the y scale and the x label. Put it first among the bases; a
+    plot's CSS is ``"Name {" + SeriesAxes.BOX_CSS + "}"``."""
+
+    BOX_CSS = "width: 1fr; height: 1fr; min-height: 5;"  # fills its panel, never under 5 rows
+
+    def __init__(self, *, log_y: bool = True, xlabel: str = "", id: str | None = None) -> None:
+        super().__init__(id=id)  # type: ignore[call-arg]  # the widget class after this one
+        self.log_y = log_y
+        self.xlabel = xlabel
+        self._series: tuple[Series, ...] = ()
+        self._xlim: tuple[float, float] = (0.0, 1.0)
+        self._ylim: tuple[float, float] | None = None
+
+
+def int_ticks(lo: float, hi: float, count: int) -> list[float]:
+    if hi <= lo:
+        return [lo]
+    raw = (hi - lo) / max(1, count)
+    step = 10 ** math.floor(math.log10(raw))
+    for mult in (1, 2, 5, 10):
+        if raw <= step * mult:
+            step *= mult
+            break
+    start = math.ceil(lo / step) * step
+    return [float(v) for v in np.arange(start, hi + step * 0.01, step)]
+
+
+def data_limits(series: Sequence[Series], log_y: bool,
+                ) -> tuple[tuple[float, float], tuple[float, float] | None]:  # fmt: skip
+    """The x limits of the data (0..1 without any) and its y limits: the finite (positive, if
+    log) range, widened to whole decades on a log axis; None when no point is drawable."""
+    xs = [s.x for s in series if len(s.x)]
+    xlim = (0.0, 1.0)
+    if xs:
+        all_x = np.concatenate(xs)
+        xlim = (float(np.min(all_x)), float(np.max(all_x)))
+    ys = [np.asarray(s.y, dtype=float) for s in series]
+    if not ys:
+        return xlim, None
+    y = np.concatenate(ys)
+    good = np.isfinite(y) & ((y > 0) if log_y else True)
+    if not good.any():
+        return xlim, None
+    lo, hi = float(np.min(y[good])), float(np.max(y[good]))
+    if log_y:
+        return xlim, (10 ** math.floor(math.log10(lo)), 10 ** math.ceil(math.log10(hi)))
+    pad = 0.05 * ((hi - lo) or 1.0)
+    # Data that never goes below 0 starts at 0 (no pad): values near 0 then sit on the 0
+    # tick's row instead of a row below it.
+    return xlim, (0.0 if lo >= 0 else lo - pad, 0.0 if hi <= 0 else hi + pad)
+
+
+Keys = tuple[tuple[str, tuple[int, ...]], ...]  # (label, RGB colour) of each curve
+
+
+class PlotLegend(KeptLines, Static):
+    """One line of coloured keys for the curves of a plot (kept off the plot area). Its drawn
+    lines and heights are kept per keys (a view switching between two models shows two sets)."""
+
+    DEFAULT_CSS = """
+    PlotLegend {
+        height: auto;
+        width: 1fr;
+    }
+    """
+
+    _shown: Keys | None = None
+
+    def kept_key(self) -> Hashable:
+        return self._shown
+
+    def _text(self, keys: Keys) -> Text:
+        text = Text()
+        for i, (label, color) in enumerate(keys):
+            if i:
+                text.append("   ")
+            text.append("━━ ", style="bold rgb({},{},{})".format(*color))
+            text.append(label)
+        return text
+
+    def _height(self, keys: Keys, width: int) -> int:
+        heights: dict[Hashable, int] = self.__dict__.setdefault("_heights", {})
+        height = heights.get((keys, width))
+        if height is None:
+            if len(heights) > 64:
+                heights.clear()
+            text = self._text(keys)
+            # One line that fits takes one line (no newlines in keys): no measuring pass (a
+            # label naming a parameter's value is new at every step of a walk).
+            fits = text.cell_len <= width and "\n" not in text.plain
+            height = heights[keys, width] = 1 if fits else static_height(self, text, width)
+        return height
+
+    def show_keys(self, keys: Sequence[tuple[str, tuple[int, int, int]]]) -> None:
+        new: Keys = tuple((label, tuple(color)) for label, color in keys)
+        shown = self._shown
+        if new == shown:
+            return
+        # New keys that take as many lines at this width are repainted in place: a layout pass
+        # would reflow the whole screen (e.g. a model switch: i f o -> r z).
+        width = self.content_size.width
+        steady = shown is not None and width > 0 and self.display
+        steady = steady and self._height(new, width) == self._height(shown, width)  # type: ignore[arg-type]
+        self._shown = new
+        if steady:
+            update_static(self, self._text(new))
+        else:
+            self.update(self._text(new))
+
+    def show_series(self, series: Sequence[Series]) -> None:
+        self.show_keys([(s.label, s.color) for s in series])
