@@ -63,14 +63,7 @@ async def test_the_first_frame_is_one_full_render_with_the_result_and_the_focuse
     from seqviz.ui import app as app_module
 
     monkeypatch.setattr(app_module, "FIRST_FRAME_HOLD", 60.0)  # a loaded machine: wait for it
-    recomposed: list[int] = []
-    original = FittingFooter.recompose
-
-    async def counting(self: FittingFooter) -> None:
-        recomposed.append(len(updates))
-        await original(self)
-
-    monkeypatch.setattr(FittingFooter, "recompose", counting)
+    shown = _counting_footer_hints(monkeypatch, lambda: len(updates))
     app = make_app("vanishing", **launched)
     updates, probe = _probed(app)
     async with app.run_test(size=SIZE) as pilot:
@@ -85,38 +78,45 @@ async def test_the_first_frame_is_one_full_render_with_the_result_and_the_focuse
         mirror.apply(first[0])
         assert mirror.cells == ScreenMirror.of_strips(probe.screen_then, SIZE[0]).cells
         assert app.focused is not None and app.focused.id == "param-rho"
-        assert recomposed == [0]  # the footer's hints, once, for the focused row
+        assert shown == [0]  # the footer's hints, once, for the focused row
         assert mirror.text().splitlines()[-1].split()[:2] == ["←", "back"]
         assert "Vanishing gradients" in mirror.text()
 
 
-async def test_the_footer_is_recomposed_only_when_its_hints_change(make_app, ready, monkeypatch):
-    recomposed: list[int] = []
-    original = FittingFooter.recompose
+def _counting_footer_hints(monkeypatch: Any, stamp: Any) -> list[Any]:
+    """Record ``stamp()`` each time the footer shows other hints than it showed."""
+    shown: list[Any] = []
+    original = FittingFooter._show
 
-    async def counting(self: FittingFooter) -> None:
-        recomposed.append(1)
-        await original(self)
+    def counting(self: FittingFooter, screen: Any) -> None:
+        before = (self.parts, self.palette)
+        original(self, screen)
+        if (self.parts, self.palette) != before:
+            shown.append(stamp())
 
-    monkeypatch.setattr(FittingFooter, "recompose", counting)
+    monkeypatch.setattr(FittingFooter, "_show", counting)
+    return shown
+
+
+async def test_the_footer_is_redrawn_only_when_its_hints_change(make_app, ready, monkeypatch):
+    shown = _counting_footer_hints(monkeypatch, lambda: 1)
     app = make_app("vanishing")
     async with app.run_test(size=SIZE) as pilot:
         await ready(app, pilot)
         footer = app.query_one(FittingFooter)
-        start = len(recomposed)
+        start = len(shown)
         for name in ("hidden", "steps", "rho"):  # rows bind the same keys: the same hints
             app.focus_param(name)
             await pilot.pause()
             await pilot.pause()
-        assert len(recomposed) == start
-        assert "back" in str(footer.children[0].render())  # a focused row's ←/→ come first
+        assert len(shown) == start
+        assert footer.parts[0].hint.description == "back"  # a focused row's ←/→ come first
         app.set_focus(None)  # the app's own bindings only: the hints change order
         await pilot.pause()
         await pilot.pause()
-        assert len(recomposed) > start
-        assert "play" in str(footer.children[0].render())
-        hints = [key for key in footer.children if not key.has_class("-command-palette")]
-        assert hints and not any(key.has_class("-compact") for key in hints)  # room at 160
+        assert len(shown) > start
+        assert footer.parts[0].hint.description == "play"
+        assert footer.palette is not None and not footer.compact  # room at 160
 
 
 async def test_the_first_frame_callbacks_run_once_it_goes_to_the_screen(make_app, launched):
@@ -206,11 +206,11 @@ async def test_a_footer_waiting_for_the_focus_shows_its_hints_when_told_to_stop_
     async with app.run_test(size=(60, 5)) as pilot:
         await pilot.pause()
         footer = app.query_one(FittingFooter)
-        assert not footer.children  # nothing focused: it waits
+        assert not footer.parts  # nothing focused: it waits
         footer.stop_waiting()
         await pilot.pause()
         await pilot.pause()
-        assert "quit" in " ".join(str(key.render()) for key in footer.children)
+        assert [part.hint.description for part in footer.parts if part.hint] == ["quit"]
 
 
 def _styles(app: Any) -> dict[int, Any]:
@@ -317,11 +317,12 @@ async def test_the_held_first_frame_is_laid_out_once_the_screen_has_its_size(
         assert first.first_difference(ScreenMirror.of_strips(probe.screen_then, size[0])) == ""
 
 
-async def test_the_first_scene_tab_and_the_palette_hint_are_born_with_their_classes(
+async def test_the_scene_tabs_and_the_footer_are_not_restyled_before_the_first_frame(
     make_app, launched, monkeypatch
 ):
-    """The first scene's tab is created active, and the palette's key hint compact, instead of
-    getting the class as they mount: each class change restyled the widget just styled."""
+    """The first scene's tab is drawn active and the footer's hints drawn for the focused row
+    without restyling the widget just styled (as class changes of a widget per tab or per
+    hint did)."""
     from textual.css.stylesheet import Stylesheet
 
     from seqviz.ui.widgets.scenebar import SceneTabs
@@ -339,11 +340,10 @@ async def test_the_first_scene_tab_and_the_palette_hint_are_born_with_their_clas
     async with app.run_test(size=SIZE) as pilot:
         await app.until_ready()
         await pilot.pause()
-        tabs = [n for n in restyled if isinstance(n, SceneTabs)]
-        hints = [n for n in restyled if n.has_class("-command-palette")]
-        assert tabs == [] and hints == []
+        bars = [n for n in restyled if isinstance(n, (SceneTabs, FittingFooter))]
+        assert bars == []
         assert app.query_one(SceneTabs).active == "vanishing"
-        assert app.query_one(".-command-palette").has_class("-compact")
+        assert app.query_one(FittingFooter).palette is not None
         app.set_scene("memory")  # a switch still moves the active tab
         await app.until_ready()
         assert app.query_one(SceneTabs).active == "memory"

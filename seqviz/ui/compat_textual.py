@@ -32,7 +32,6 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
-from textual.widgets._footer import FooterKey as FooterKey  # not exported by textual.widgets
 
 
 def clear_styles_cache() -> bool:
@@ -374,7 +373,6 @@ INTERNALS = (
     ("textual._compositor.Compositor", "render_strips"),
     ("textual._compositor.Compositor", "render_update"),
     ("textual._compositor.Compositor", "render_full_update"),
-    ("textual.widgets._footer.FooterKey", "_watch_compact"),
     ("textual.app.App", "_background_screens"),
     ("textual._styles_cache.StylesCache", "get_inner_outer"),
     ("textual._styles_cache.StylesCache", "clear"),
@@ -384,18 +382,17 @@ INTERNALS = (
 
 # attributes of live objects (not callables), checked on a running app in tests/test_compat.py:
 # MessagePump._message_queue, App._batch_count, Screen._compositor, Compositor.visible_widgets,
-# Compositor._dirty_regions, ChopsUpdate.chops/spans/chop_ends (SpanChopsUpdate passes them to
-# its constructor in that order), LayoutUpdate.strips/region, Widget._styles_cache,
-# Style._link_id/_meta (DirectLines; tests/test_frame_cost.py compares it with Textual's own
-# pass); Strip.divide caching ``[self]`` (install_strip_fix; test_compat.py); Footer._bindings_ready
-# and FooterKey.compact (ui/widgets/footer.py); Strip._crop_cache and rich's
-# Console._color_system (SpanChopsUpdate keeps a span's sent text per strip; test_gates_frames);
-# Static._render_markup (static_height; test_compat.py); ScreenResume.refresh_styles (RegionScreen
-# skips the first restyle; tests/test_first_frame.py); Widget.border_title's setter calling
-# self.refresh() (set_title_line; test_gates_frames compares a switch with a fresh screen);
-# Static's private _Static__content/_Static__visual and its ``visual`` making a None visual
-# (set_content_lazily), App._registry and Widget._sort_order (settle), Widget.outer_size
-# (content_size): each checked on a running app in test_compat.py.
+# Compositor._dirty_regions, ChopsUpdate.chops/spans/chop_ends (SpanChopsUpdate passes them to its
+# constructor in that order), LayoutUpdate.strips/region, Widget._styles_cache, Style._link_id/_meta
+# (DirectLines; tests/test_frame_cost.py compares it with Textual's own pass); Strip.divide caching
+# ``[self]`` (install_strip_fix; test_compat.py); Strip._crop_cache and rich's Console._color_system
+# (SpanChopsUpdate keeps a span's sent text per strip; test_gates_frames); Static._render_markup
+# (static_height; test_compat.py); ScreenResume.refresh_styles (RegionScreen skips the first
+# restyle; tests/test_first_frame.py); Widget.border_title's setter calling self.refresh()
+# (set_title_line; test_gates_frames compares a switch with a fresh screen); Static's private
+# _Static__content/_Static__visual and its ``visual`` making a None visual (set_content_lazily),
+# App._registry and Widget._sort_order (settle), Widget.outer_size (content_size): each checked on a
+# running app in test_compat.py.
 
 
 # --- input that ended the app (issue 10); Textual bugs, worked around here -------------------
