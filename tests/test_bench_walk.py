@@ -8,6 +8,8 @@ forgetting really leaves nothing kept (and changes nothing on screen).
 
 from __future__ import annotations
 
+import pytest
+
 from seqviz.scenes import get_scene
 from seqviz.scenes.base import ParamSpec
 from seqviz.ui.bench import Walk, forget_kept
@@ -46,21 +48,29 @@ def test_a_walked_choice_cycles_and_says_its_values_come_back():
     assert all(a != b for a, b in zip(values, values[1:], strict=False))
 
 
-async def test_forgetting_leaves_nothing_kept_and_the_screen_unchanged(make_app):
-    app = make_app("gates")
+@pytest.mark.parametrize(
+    ("scene", "param", "values", "kind"),
+    [("gates", "model", None, Heatmap), ("memory", "w", (1.0, 0.9), SafePlot)],
+)
+async def test_forgetting_leaves_nothing_kept_and_the_screen_unchanged(
+    make_app, scene, param, values, kind
+):
+    # gates keeps heatmap data per model; memory's plotext figures keep pictures per content
+    app = make_app(scene)
     async with app.run_test(size=(160, 50)) as pilot:
         await app.until_ready()
         await pilot.pause()
-        model = _spec("gates", "model")
-        for value in (model.choices[1], model.default):  # two models shown: both kept
-            app.set_param("model", value)
+        spec = _spec(scene, param)
+        for value in values or (spec.choices[1], spec.default):  # two contents shown: both kept
+            app.set_param(param, value)
             await app.until_ready()
             await pilot.pause()
         maps = list(app.screen.query(Heatmap))
         plots = list(app.screen.query(SafePlot))
-        assert maps and plots
-        assert any(len(m._kept_data) > 1 for m in maps)
-        assert any(len(p._pictures) > 1 for p in plots)
+        if kind is Heatmap:
+            assert any(len(m._kept_data) > 1 for m in maps)
+        else:
+            assert any(len(p._pictures) > 1 for p in plots)
         before = full_render(app)
         forgot = forget_kept(app)
         kept = [w for w in app.screen.walk_children() if isinstance(w, KeptLines)]
