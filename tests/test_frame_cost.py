@@ -323,3 +323,28 @@ async def test_a_growing_plots_cells_are_its_lines_cut() -> None:
             plot.set_upto(upto)
             await pilot.pause()
             assert _every_range_is_the_lines_cut(plot, width, height) > 500
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_decodings_panels_take_the_direct_path_and_draw_what_textual_draws(size, make_app):
+    """The decoding scene's next-word bars and text panels (ranking, comparison, summary) skip
+    Textual's line pass (DirectLines): stepping through the search, each shown panel's lines
+    are what Textual's own pass draws."""
+    from seqviz.ui.views.decoding import Sized
+    from seqviz.ui.widgets.distribution import DistributionBars
+
+    app = make_app("decoding", {"model": "lstm", "width": 3})
+    async with app.run_test(size=size) as pilot:
+        await app.until_ready()
+        checked = 0
+        for frame in (1, 2, 5, app.n_frames):
+            app.seek(frame)
+            await paint_now(app, pilot)
+            panels = [w for w in app.query(DistributionBars) if w.size.area]
+            panels += [w for w in app.query(Sized) if w.size.area]
+            assert panels
+            for panel in panels:
+                assert panel._direct_background() is not None, panel.id
+                assert drawn(panel) == _textualdrawn(panel), (frame, panel.id)
+                checked += 1
+        assert checked >= 8

@@ -13,6 +13,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from seqviz.scenes.decoding import TreeRow, shown
+from seqviz.ui.compat_textual import DirectRefresh
 
 NUMBERS = 18  # flags (3) + p(token) (7) + log P (8)
 MARKERS = {
@@ -48,11 +49,12 @@ def fmt_logp(lp: float) -> str:
     return f"{lp:.2f}"
 
 
-class BeamTree(ScrollView, inherit_bindings=False, can_focus=True):
+class BeamTree(DirectRefresh, ScrollView, inherit_bindings=False, can_focus=True):
     """The decoding tree at one frame; up/down move a node cursor, p/b/g jump to nodes.
 
     The header line stays put while the rows scroll under it. Left/right/home/end stay the
-    app's frame keys even while the tree has focus.
+    app's frame keys even while the tree has focus. A frame's changed rows are repainted
+    straight to the screen (DirectRefresh), not one message hop later.
     """
 
     JUMP = Binding.Group("jump")  # one footer hint "p b g jump": parent, best, greedy
@@ -237,12 +239,15 @@ class BeamTree(ScrollView, inherit_bindings=False, can_focus=True):
         height = self.scrollable_content_region.height
         top = int(self.scroll_offset.y)
         keys: dict[tuple | None, None] = {}
+        changed = []
         for y in range(1, height):
             index = top + y - 1
             key = self._key(index, width) if 0 <= index < len(self.rows) else None
             keys[key] = None
             if self._shown.get(y, ()) != key:
-                self.refresh(Region(0, y, width, 1))
+                changed.append(Region(0, y, width, 1))
+        if changed:
+            self.refresh(*changed)
         # keep only the strips still on screen (a later frame often shows the same rows)
         self._strips = {key: strip for key, strip in self._strips.items() if key in keys}
 

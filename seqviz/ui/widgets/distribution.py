@@ -14,6 +14,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from seqviz.scenes.decoding import shown
+from seqviz.ui.compat_textual import DirectLines, content_size
 from seqviz.ui.widgets.beamtree import COLORS, MARKERS, fmt_prob
 
 BAR = "#5f87d7"
@@ -40,14 +41,15 @@ def bar_cells(value: float, width: int) -> str:
     return text.ljust(width)[:width]
 
 
-class DistributionBars(Widget):
+class DistributionBars(DirectLines, Widget):
     """Bars of P(next token) after the selected node, most probable first.
 
     Each bar is the tempered probability on an absolute 0..1 scale (a "│" tick marks the
     temperature-1 value when T != 1); a dashed line is drawn where top-k and top-p cut; the right
     column is the renormalised probability sampling would use, or the cut-off that removed the
     token. The marker before a token says what beam search did with that child (● kept,
-    ■ finished, ✗ pruned, ○ scored). Drawn with the line API from strips built once per change.
+    ■ finished, ✗ pruned, ○ scored). Drawn with the line API from strips built once per change;
+    its lines skip Textual's line pass and its repaints go to the screen at once (DirectLines).
     """
 
     DEFAULT_CSS = """
@@ -86,8 +88,8 @@ class DistributionBars(Widget):
             y for y in range(height)
             if (old[y] if y < len(old) else blank) != (new[y] if y < len(new) else blank)
         ]  # fmt: skip
-        for y in changed:
-            self.refresh(Region(0, y, width, 1))
+        if changed:
+            self.refresh(*(Region(0, y, width, 1) for y in changed))
 
     def on_resize(self) -> None:
         self._strips_size = None
@@ -101,7 +103,7 @@ class DistributionBars(Widget):
         return self._strips
 
     def render_line(self, y: int) -> Strip:
-        width, height = self.size
+        width, height = content_size(self)  # the last layout's: no DOM walk per line
         if self._strips_size != (width, height):
             self._build(width, height)
         if y < len(self._strips):
