@@ -113,6 +113,23 @@ async def test_an_overflowed_gradient_is_marked_inf_nan_on_the_top_line(make_app
         assert _colored(plot, BAD_COLOR) == []
 
 
+async def test_a_gradient_near_the_largest_float_is_drawn_not_a_crash(make_app, ready) -> None:
+    from seqviz.ui.views.vanishing import BAD_COLOR
+
+    values = {"rho": 3.0, "nonlinearity": "linear", "steps": 1000, "hidden": 256}
+    app = make_app("vanishing", values)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        norms = app.result.norms_linear
+        assert np.nanmax(norms[np.isfinite(norms)]) > 1e308  # its axis would end at 1e309
+        for frame in (app.n_frames // 2 + 10, app.n_frames):
+            app.seek(frame)
+            await pilot.pause()
+        assert not app._error
+        plot = app.query_one("#grad-plot")
+        assert _colored(plot, BAD_COLOR) and _colored(plot, (90, 170, 255))  # marks, the curve
+
+
 async def test_finite_gradients_have_no_inf_nan_key(make_app, ready) -> None:
     app = make_app("vanishing")
     async with app.run_test(size=(160, 50)) as pilot:

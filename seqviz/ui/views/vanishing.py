@@ -136,6 +136,9 @@ class VanishingView(SceneView):
         ]  # fmt: skip
         xlim, ylim = data_limits(series, log_y=True)
         ylim = ylim or (0.1, 10.0)  # nothing drawable (never at k=0, whose norm is 1)
+        # Whole decades inside the floats (a norm near the largest float rounds up to 1e309,
+        # a Python int no array holds); a finite point beyond is drawn on the top line.
+        ylim = (float(max(ylim[0], 1e-323)), float(min(ylim[1], 1e308)))
         bad = ~np.isfinite(result.norms_tanh) | ~np.isfinite(result.norms_linear)  # (T,)
         if bad.any():  # an overflowed gradient: a mark on the top line where it left the numbers
             series.append(Series("inf/nan", k[bad], np.full(int(bad.sum()), ylim[1]),
