@@ -120,6 +120,7 @@ async def test_a_parameter_row_keeps_its_line_per_value_reason_and_focus() -> No
             await pilot.pause()
             crop = Region(0, 0, *row.outer_size)  # as the compositor asks (with the padding)
             drawn = row.render_lines(crop)
+            assert row._direct_background() is not None  # drawn without Textual's pass
             row._styles_cache.clear()
             assert drawn == Widget.render_lines(row, crop)  # what Textual draws now
             return drawn
@@ -139,3 +140,9 @@ async def test_a_parameter_row_keeps_its_line_per_value_reason_and_focus() -> No
         row.set_inactive("")
         row.set_value(0)
         assert await lines() is unfocused  # kept
+        for theme in ("textual-light", "nord"):  # the direct path draws each theme as Textual
+            pilot.app.theme = theme
+            row.focus()
+            await lines()
+            other.focus()
+            await lines()
