@@ -195,3 +195,36 @@ def test_the_line_series_drawn_in_one_pass_are_each_drawn_as_alone_and_later_one
         assert bits.any(), seed
         assert np.array_equal(bits, alone_bits), seed
         assert np.array_equal(owner, alone_owner), seed
+
+
+async def test_an_animation_shown_again_draws_no_raster_and_shows_what_a_fresh_plot_does() -> None:
+    # A replay steps set_upto through the frames again: each frame's grid is kept per reveal
+    # (for the curves set last), and equals a fresh plot's at that frame.
+    t = np.arange(1, 9, dtype=float)
+    series = [Series("a", t, np.sin(t), (90, 170, 255), marker="hd"),
+              Series("b", t, np.cos(t), (255, 200, 60), marker="hd")]  # fmt: skip
+    plot, fresh = CurvePlot(log_y=False, blocks=True), CurvePlot(log_y=False, blocks=True)
+    async with Host(plot, fresh).run_test(size=(36, 24)) as pilot:
+        plot.set_series(series, xlim=(1.0, 8.0), ylim=(-1.0, 1.0), upto=0)
+        await pilot.pause()
+        for upto in range(9):  # the first play
+            plot.set_upto(upto)
+            await pilot.pause()
+        drawn_now = plot._drawn
+        calls: list[int] = []
+
+        def counted(width: int, height: int) -> list:
+            calls.append(1)
+            return drawn_now(width, height)
+
+        plot._drawn = counted  # type: ignore[method-assign]
+        for upto in (*range(9), 3, 0):  # the replay
+            plot.set_upto(upto)
+            await pilot.pause()
+            fresh.set_series(series, xlim=(1.0, 8.0), ylim=(-1.0, 1.0), upto=upto)
+            await pilot.pause()
+            assert drawn(plot) == drawn(fresh), upto
+        assert calls == []
+        plot.set_series(series[:1], xlim=(1.0, 8.0), ylim=(-1.0, 1.0), upto=3)  # new curves
+        await pilot.pause()
+        assert calls and _text(plot) != _text(fresh)

@@ -35,6 +35,7 @@ BRAILLE_GLYPHS = tuple(chr(BRAILLE + bits) for bits in range(256))
 QUAD_BITS = np.array([[1, 2], [4, 8]], dtype=np.int64)
 QUAD_GLYPHS = " ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"
 Marks = np.ndarray  # (cell rows, cell columns): the series drawn there as a character (-1: none)
+REVEALS_KEPT = 256  # grids of one set of curves kept per reveal (an animation's frames)
 MIN_CANVAS = (6, 2)  # cells (wide, high) of the data area below which only the curves show
 PATH = "path"  # a series' marker for a line through its points in their order (a circle), unbinned
 
@@ -81,6 +82,9 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         self._grid_out: list[list[Cell]] = []
         self._all: tuple[Series, ...] = ()  # every point; ``_series`` holds the revealed ones
         self._upto: int | None = None
+        # (revealed count, size and limits) -> grid, for the curves set last: an animation
+        # shown again (a replay, stepping back) draws no raster
+        self._reveals: dict[tuple[Any, ...], tuple[list[list[Cell]], tuple[int, int]]] = {}
 
     def set_series(self, series: Sequence[Series], *, xlim: tuple[float, float],
                    ylim: tuple[float, float] | None, upto: int | None = None) -> None:  # fmt: skip
@@ -89,6 +93,7 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         self._all = tuple(series)
         self._xlim = xlim
         self._ylim = ylim
+        self._reveals = {}
         self._reveal(upto, anew=True)
         self.redraw()
 
@@ -257,6 +262,17 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
 
     # --- the picture -------------------------------------------------------------------------
     def cells(self, width: int, height: int) -> list[list[Cell]]:
+        # a pure function of the curves, how many points show, the size and the limits
+        key = (self._upto, width, height, self._xlim, self._ylim, self.log_y, self.xlabel)
+        kept = self._reveals.get(key)
+        if kept is None:
+            if len(self._reveals) >= REVEALS_KEPT:
+                self._reveals.clear()
+            kept = self._reveals[key] = (self._drawn(width, height), self._data_area)
+        grid, self._data_area = kept
+        return grid
+
+    def _drawn(self, width: int, height: int) -> list[list[Cell]]:
         frame = (width, height, self._xlim, self._ylim, self.log_y, self.xlabel)
         if frame != self._frame_key:  # the axes: drawn once per size and limits
             self._frame_key, self._frame = frame, self._axes_frame(width, height)
