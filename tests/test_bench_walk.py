@@ -14,6 +14,7 @@ from seqviz.scenes import get_scene
 from seqviz.scenes.base import ParamSpec
 from seqviz.ui.bench import Walk, forget_kept
 from seqviz.ui.compat_textual import full_render
+from seqviz.ui.widgets.curves import CurvePlot
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.kept import KeptLines
 from seqviz.ui.widgets.plots import SafePlot
@@ -67,8 +68,10 @@ async def test_forgetting_leaves_nothing_kept_and_the_screen_unchanged(
             await pilot.pause()
         maps = list(app.screen.query(Heatmap))
         plots = list(app.screen.query(SafePlot))
+        curves = list(app.screen.query(CurvePlot))  # gates' unit plots keep their frames' grids
         if kind is Heatmap:
             assert any(len(m._kept_data) > 1 for m in maps)
+            assert curves and all(c._reveals for c in curves)
         else:
             assert any(len(p._pictures) > 1 for p in plots)
         before = full_render(app)
@@ -77,6 +80,7 @@ async def test_forgetting_leaves_nothing_kept_and_the_screen_unchanged(
         assert forgot >= len(kept) + len(plots)
         assert all("_kept_lines" not in w.__dict__ for w in kept)
         assert all(not m._kept_data for m in maps) and all(not p._pictures for p in plots)
+        assert all(not c._reveals for c in curves)
         for widget in app.screen.walk_children():
             widget.refresh()
         await pilot.pause()

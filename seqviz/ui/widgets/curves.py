@@ -97,6 +97,10 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         self._reveal(upto, anew=True)
         self.redraw()
 
+    def forget_kept(self) -> None:
+        """Drop the grids kept per reveal (the UI bench's first play)."""
+        self._reveals = {}
+
     def set_upto(self, count: int | None) -> None:
         """Show each series' points left of the ``count``-th x of the longest one (None, or as
         many as it has: all), as an animation reveals them; limits and axes stay."""
