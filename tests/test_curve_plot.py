@@ -8,7 +8,7 @@ from textual.widget import Widget
 from widget_host import Host, drawn
 
 from seqviz.ui.widgets.curves import BRAILLE, CurvePlot
-from seqviz.ui.widgets.series import Series
+from seqviz.ui.widgets.series import Series, int_ticks
 
 RED, BLUE = (255, 0, 0), (0, 0, 255)
 
@@ -228,3 +228,17 @@ async def test_an_animation_shown_again_draws_no_raster_and_shows_what_a_fresh_p
         plot.set_series(series[:1], xlim=(1.0, 8.0), ylim=(-1.0, 1.0), upto=3)  # new curves
         await pilot.pause()
         assert calls and _text(plot) != _text(fresh)
+
+
+def test_a_linear_axis_labels_at_least_two_round_values() -> None:
+    # gates' states axis spans +-max|c|: (-1.25, 1.25) once had the single label 0
+    rng = np.random.default_rng(0)
+    for lo, hi in [(-1.25, 1.25), (0.0, 1.0), (-5.88, 5.88), (1.0, 60.0), (0.0, 0.05)]:
+        for count in (2, 3, 5):
+            ticks = int_ticks(lo, hi, count)
+            assert len(ticks) >= 2 and all(lo - 1e-9 <= t <= hi + 1e-9 for t in ticks)
+            step = ticks[1] - ticks[0]
+            mantissa = step / 10 ** np.floor(np.log10(step))
+            assert min(abs(mantissa - m) for m in (1, 2, 5, 10)) < 1e-6
+    for lo, width in zip(rng.uniform(-100, 100, 50), rng.uniform(1e-3, 50, 50), strict=True):
+        assert len(int_ticks(float(lo), float(lo + width), 2)) >= 2

@@ -47,11 +47,18 @@ def int_ticks(lo: float, hi: float, count: int) -> list[float]:
     if hi <= lo:
         return [lo]
     raw = (hi - lo) / max(1, count)
-    step = 10 ** math.floor(math.log10(raw))
-    for mult in (1, 2, 5, 10):
-        if raw <= step * mult:
-            step *= mult
-            break
+    # round steps 1, 2, 5 x 10^k from fine to coarse; the first one not finer than raw
+    base = 10.0 ** (math.floor(math.log10(raw)) - 1)
+    steps = [base * m * 10.0**k for k in range(3) for m in (1, 2, 5)]
+    at = next(i for i, s in enumerate(steps) if s >= raw * (1 - 1e-9))
+    ticks = _ticks_at(lo, hi, steps[at])
+    while len(ticks) < 2 and at > 0:  # a range of less than two steps: finer until two labels
+        at -= 1
+        ticks = _ticks_at(lo, hi, steps[at])
+    return ticks
+
+
+def _ticks_at(lo: float, hi: float, step: float) -> list[float]:
     start = math.ceil(lo / step) * step
     return [float(v) for v in np.arange(start, hi + step * 0.01, step)]
 
