@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 from waiting import palette_search, until
 
@@ -112,6 +113,21 @@ def test_distribution_cut_offs_follow_the_parameters():
     assert hot.tempered[r.model.index["</s>"]] > d.tempered[r.model.index["</s>"]]
     finished = next(n for n in r.nodes.values() if n.finished)
     assert r.distribution(finished.id, 1.0, 0, 1.0) is None
+
+
+def test_a_nodes_distribution_is_kept_per_cut_offs_and_is_what_the_filter_gives():
+    """A frame asks again for the node the frame before showed: the result keeps each node's
+    filtered distribution per temperature and cut-offs, the same as filtering anew."""
+    from seqviz.decoding import filter_distribution
+
+    r = compute(SCENE.defaults())
+    d = r.distribution(0, 1.0, 0, 0.9)
+    assert r.distribution(0, 1.0, 0, 0.9) is d  # kept
+    fresh = filter_distribution(r._cache[0], r.vocab, 1.0, None, 0.9)
+    for name in ("tempered", "final", "order", "support"):
+        assert np.array_equal(getattr(d, name), getattr(fresh, name)), name
+    assert r.distribution(0, 1.5, 0, 0.9) is not d  # other cut-offs: their own
+    assert r.distribution(0, 1.5, 0, 0.9).tempered.tolist() != d.tempered.tolist()
 
 
 @pytest.mark.parametrize(

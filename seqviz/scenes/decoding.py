@@ -55,6 +55,7 @@ SPECS = (
 # The tree's default pace: each frame (a step's candidates scored, then kept/pruned decided)
 # stays 2/3 s, so one beam step takes 1.3 s; the default toy tree plays in about 7 s.
 SPEED = 1.5
+FILTERED_KEPT = 256  # filtered next-word distributions a result keeps (distribution)
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,9 @@ class DecodingResult:
     greedy: Any = None  # Node: where greedy ended
     final: Any = None  # DecodeResult of the beam search
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    # (node, temperature, top_k, top_p) -> its Distribution: a frame asks again for the node
+    # shown the frame before (about ten nodes in a hundred frames)
+    _filtered: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n_steps(self) -> int:
@@ -127,18 +131,25 @@ class DecodingResult:
         node = self.nodes.get(node_id)
         if node is None or self.ended(node):
             return None
+        key = (node_id, temperature, top_k, top_p)
+        kept = self._filtered.get(key)
+        if kept is not None:
+            return kept
         lp = self._cache.get(node_id)
         if lp is None:
             state = self.model.start(self.prompt_ids + node.tokens)
             lp = self.model.logprobs([state])[0]
             self._cache[node_id] = lp
-        return filter_distribution(
+        if len(self._filtered) >= FILTERED_KEPT:  # the view's cut-offs walked far
+            self._filtered.clear()
+        self._filtered[key] = kept = filter_distribution(
             lp,
             self.vocab,
             temperature,
             top_k if top_k > 0 else None,
             top_p if top_p < 1.0 else None,
         )
+        return kept
 
 
 def winners(hyps: Any) -> tuple[Any, Any] | None:
