@@ -150,6 +150,7 @@ class SeqvizApp(App[None]):
         self._generation = 0
         self._fast: dict[str, int] = {}  # scene -> backend revision its last compute was fast at
         self._shown_generation = -1
+        self._failed_generation = -1  # the last change whose compute failed (its error is shown)
         self._result: Any = None
         self._pending: TraceReady | None = None
         self._view: SceneView | None = None
@@ -628,6 +629,7 @@ class SeqvizApp(App[None]):
         if message.generation != self._generation:
             return
         self._error = message.error
+        self._failed_generation = message.generation  # ended: not "computing…" any more
         self._compiled = True
         self.query_one("#notice", Static).display = False
         self._result_ready.set()
@@ -762,7 +764,8 @@ class SeqvizApp(App[None]):
         if spec is not None:
             hint = param_hint(spec, self.scene.inactive_params(self.values).get(spec.name))
         text = status_text(
-            computing=self._shown_generation != self._generation and self._compiled,
+            computing=self._generation not in (self._shown_generation, self._failed_generation)
+            and self._compiled,
             frame_label=view.frame_label(self.frame)
             if view is not None and self._result is not None
             else None,
