@@ -13,7 +13,7 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 
 from seqviz.ui.views.base import Panel, SceneView
-from seqviz.ui.widgets.colormap import sequential
+from seqviz.ui.widgets.colormap import NONFINITE_RGB, sequential
 from seqviz.ui.widgets.curves import CurvePlot
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.legend import ColorLegend
@@ -23,7 +23,7 @@ from seqviz.ui.widgets.series import PlotLegend, Series
 COLORS = {"rnn": (255, 120, 90), "lstm": (90, 170, 255), "gru": (200, 120, 255)}
 GREY = (150, 150, 150)
 CLIP_COLOR = (255, 200, 60)
-BAD_COLOR = (255, 43, 214)  # nan/inf and spikes, as the other scenes' overflow colour
+BAD_COLOR = NONFINITE_RGB  # nan/inf and spikes, as the other scenes' overflow colour
 # While training runs, the panels that change whole with every result (|dL/dh|, forget gates,
 # readout) are redrawn at most this often, and at most with every REFRESH_EVERY-th result (on a
 # loaded machine results are drawn further apart than REFRESH_S, and these panels cost about

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from seqviz.ui.views.base import Panel, SceneView
-from seqviz.ui.widgets.colormap import NONFINITE, diverging, symmetric_limit
+from seqviz.ui.widgets.colormap import NONFINITE_RGB, diverging, symmetric_limit
 from seqviz.ui.widgets.curves import CurvePlot
 from seqviz.ui.widgets.eigen import CIRCLE_COLOR, EIGEN_COLOR, EXTRA_EIGEN_COLOR, EigenPlot
 from seqviz.ui.widgets.heatmap import Heatmap
@@ -21,7 +21,7 @@ from seqviz.ui.widgets.series import PlotLegend, Series, data_limits
 SHORT = {"tanh": "tanh", "linear": "lin"}  # the readout's "now" column names its network
 TANH_COLOR = (255, 120, 90)
 LINEAR_COLOR = (90, 170, 255)
-BAD_COLOR = tuple(int(NONFINITE[i : i + 2], 16) for i in (1, 3, 5))  # inf/nan, as in the heatmap
+BAD_COLOR = NONFINITE_RGB  # inf/nan, as in the heatmap
 
 
 def overflow_text(overflow: Any) -> Text:
@@ -142,7 +142,7 @@ class VanishingView(SceneView):
         bad = ~np.isfinite(result.norms_tanh) | ~np.isfinite(result.norms_linear)  # (T,)
         if bad.any():  # an overflowed gradient: a mark on the top line where it left the numbers
             series.append(Series("inf/nan", k[bad], np.full(int(bad.sum()), ylim[1]),
-                                 BAD_COLOR, "x"))  # type: ignore[arg-type]  # fmt: skip
+                                 BAD_COLOR, "x"))  # fmt: skip
         # Cut at the frame shown (show_frame follows with the same one): drawn once, not twice.
         upto = self._upto(self.frame)
         self.query_one("#grad-plot", CurvePlot).set_series(series, xlim=xlim, ylim=ylim, upto=upto)

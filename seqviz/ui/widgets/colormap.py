@@ -8,6 +8,8 @@ import numpy as np
 from rich.color import Color
 
 NONFINITE = "#ff2bd6"  # inf/nan: a colour no map uses, so overflow stands out
+_R, _G, _B = Color.parse(NONFINITE).get_truecolor()
+NONFINITE_RGB = (_R, _G, _B)  # the same, as the RGB triple a curve's marks take
 
 
 def _interpolate(anchors: list[str], n: int) -> tuple[str, ...]:
