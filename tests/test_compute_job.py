@@ -64,4 +64,19 @@ def test_an_error_comes_back_as_one_sentence_not_an_exception():
     job.start()
     message = job.wait(10.0)
     assert isinstance(message, ComputeFailed) and message.generation == 2
-    assert message.error == "ValueError: rho must be positive"
+    assert message.error == "rho must be positive"  # bad input: its own sentence, no class name
+
+
+def test_a_fault_keeps_its_class_name():
+    # Not bad input but a bug: the status line says which exception, so it can be reported.
+    def broken(values):
+        raise ZeroDivisionError("division by zero")
+
+    def silent(values):
+        raise KeyError()
+
+    for compute, shown in ((broken, "ZeroDivisionError: division by zero"), (silent, "KeyError")):
+        job = ComputeJob(lambda m: None, 3, _scene(compute), None, revision=0)
+        job.start()
+        message = job.wait(10.0)
+        assert isinstance(message, ComputeFailed) and message.error == shown

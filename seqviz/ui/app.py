@@ -599,7 +599,7 @@ class SeqvizApp(App[None]):
                     control.delivered(result)
                 self.post_message(TraceReady(generation, scene.name, values, result, cost))
         except Exception as exc:  # a bad combination must show as text, never crash the app
-            self.post_message(ComputeFailed(generation, f"{type(exc).__name__}: {exc}"))
+            self.post_message(ComputeFailed.of(generation, exc))
         finally:
             results.close()
 

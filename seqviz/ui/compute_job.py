@@ -45,7 +45,7 @@ class ComputeJob:
             cost = (time.thread_time() - start, revision)
             message = TraceReady(generation, scene.name, values, result, cost=cost)
         except Exception as exc:  # a bad combination must show as text, never crash the app
-            message = ComputeFailed(generation, f"{type(exc).__name__}: {exc}")
+            message = ComputeFailed.of(generation, exc)
         with self._lock:
             self._message = message
             post = self._abandoned

@@ -34,3 +34,13 @@ class ComputeFailed(Message):
         super().__init__()
         self.generation = generation
         self.error = error
+
+    @classmethod
+    def of(cls, generation: int, exc: Exception) -> ComputeFailed:
+        """The message for ``exc``: a ValueError or OSError is bad input whose text already says
+        what was wrong and what is allowed, shown as it is; any other exception is a fault, shown
+        with its class name so that it can be reported."""
+        text = str(exc)
+        if not text or not isinstance(exc, (ValueError, OSError)):
+            text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        return cls(generation, text)
