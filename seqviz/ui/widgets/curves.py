@@ -6,7 +6,9 @@ instead. Every pixel column is a fixed bin of x (the axis limits are set by the 
 change rarely), a curve's pixel there is the mean of its finite points in the bin, and the
 picture is a pure function of data, limits and size: so a new result changes only the cells of
 the bins it touched, and a screen drawn afterwards from scratch is the same. The bins are kept
-per line series (``_Bins``): a series that only grew adds just its new points.
+per line series (``_Bins``): a series that only grew adds just its new points. An animation's
+reveal (``set_upto``) keeps its raster from frame to frame and adds each frame's new segment
+(``reveal.Reveal``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from textual.strip import Strip
 
 from seqviz.ui.compat_textual import DirectLines
 from seqviz.ui.widgets.cells import Cell, CellCanvas
+from seqviz.ui.widgets.reveal import PATH, Reveal, columns, polyline
 from seqviz.ui.widgets.series import Series, SeriesAxes, int_ticks
 
 AXIS_STYLE = Style(color="#9e9e9e")
@@ -37,7 +40,6 @@ QUAD_GLYPHS = " ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"
 Marks = np.ndarray  # (cell rows, cell columns): the series drawn there as a character (-1: none)
 REVEALS_KEPT = 256  # grids of one set of curves kept per reveal (an animation's frames)
 MIN_CANVAS = (6, 2)  # cells (wide, high) of the data area below which only the curves show
-PATH = "path"  # a series' marker for a line through its points in their order (a circle), unbinned
 
 
 @lru_cache(maxsize=256)
@@ -80,8 +82,11 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         self._raster_out: tuple[np.ndarray, np.ndarray, Marks] | None = None
         self._grid_key: Any = (None, None, None, None)
         self._grid_out: list[list[Cell]] = []
-        self._all: tuple[Series, ...] = ()  # every point; ``_series`` holds the revealed ones
+        self._all: tuple[Series, ...] = ()  # every point (also ``_series``)
         self._upto: int | None = None
+        self._edge: float | None = None  # shown: points left of this x (None: all)
+        self._cut: tuple[Series, ...] | None = None  # the shown points, once cut (``_shown``)
+        self._revealed: Reveal | None = None  # the reveal's raster, kept from frame to frame
         # (revealed count, size and limits) -> grid, for the curves set last: an animation
         # shown again (a replay, stepping back) draws no raster
         self._reveals: dict[tuple[Any, ...], tuple[list[list[Cell]], tuple[int, int]]] = {}
@@ -90,7 +95,7 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
                    ylim: tuple[float, float] | None, upto: int | None = None) -> None:  # fmt: skip
         """New curves and limits (None: no y axis yet), shown up to ``upto`` (``set_upto``);
         repaints the cells that differ."""
-        self._all = tuple(series)
+        self._all = self._series = tuple(series)
         self._xlim = xlim
         self._ylim = ylim
         self._reveals = {}
@@ -98,8 +103,9 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         self.redraw()
 
     def forget_kept(self) -> None:
-        """Drop the grids kept per reveal (the UI bench's first play)."""
+        """Drop the grids kept per reveal and the reveal's raster (the UI bench's first play)."""
         self._reveals = {}
+        self._revealed = None
 
     def set_upto(self, count: int | None) -> None:
         """Show each series' points left of the ``count``-th x of the longest one (None, or as
@@ -115,12 +121,16 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         if count == self._upto and not anew:
             return False
         self._upto = count
-        if count is None:
-            self._series = self._all
-        else:
-            edge = float(longest.x[max(count, 0)])  # type: ignore[union-attr]
-            self._series = tuple(_left_of(s, edge) for s in self._all)
+        self._edge = None if count is None or longest is None else float(longest.x[max(count, 0)])
+        self._cut = None
         return True
+
+    def _shown(self) -> tuple[Series, ...]:
+        """The series cut at the reveal's edge (see set_upto), cut when first asked for."""
+        if self._cut is None:
+            edge = self._edge
+            self._cut = self._all if edge is None else tuple(_left_of(s, edge) for s in self._all)
+        return self._cut
 
     def column_of(self, x: float) -> int:
         """The widget column that shows ``x`` (its x bin), as last drawn."""
@@ -178,7 +188,7 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         (a marker or PATH series); row -1 where it cannot be drawn (nan, inf, <= 0 on a log
         axis)."""
         lo, hi = self._xlim
-        col, t = _columns(s, pw, lo, hi if hi > lo else lo + 1.0, self.log_y)
+        col, t = columns(s, pw, lo, hi if hi > lo else lo + 1.0, self.log_y)
         return col, self._rows(t, np.isfinite(t), ph)
 
     def _marker_cells(self, i: int, s: Series, pw: int, ph: int) -> np.ndarray:
@@ -206,7 +216,7 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         lo, hi = self._xlim
         hi = hi if hi > lo else lo + 1.0
         index, kept, paths = [], [], []
-        for i, s in enumerate(self._series):
+        for i, s in enumerate(self._shown()):
             if s.marker == PATH:
                 col, row = self._point_pixels(s, pw, ph)
                 paths.append((np.full(col.size, i, np.int64), col, row))
@@ -242,10 +252,11 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         """Dot bits (ph // cell_h, pw // 2), the series index colouring each cell (-1: none)
         and the character markers {(row, col): series index}. The same object as last time if
         every series has the same pixels as then (the raster is a function of them alone)."""
-        self._bins = {i: b for i, b in self._bins.items() if i < len(self._series)}
-        self._hits = {i: h for i, h in self._hits.items() if i < len(self._series)}
+        shown = self._shown()
+        self._bins = {i: b for i, b in self._bins.items() if i < len(shown)}
+        self._hits = {i: h for i, h in self._hits.items() if i < len(shown)}
         line = self._line_pixels(pw, ph)
-        hits = [(i, self._marker_cells(i, s, pw, ph)) for i, s in enumerate(self._series)
+        hits = [(i, self._marker_cells(i, s, pw, ph)) for i, s in enumerate(shown)
                 if len(s.marker) == 1]  # fmt: skip
         key = (pw, ph, tuple(a.tobytes() for a in line),
                tuple((i, hit.tobytes()) for i, hit in hits))  # fmt: skip
@@ -257,12 +268,24 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         marks: Marks = np.full(bits.shape, -1, dtype=np.int64)
         for i, hit in hits:
             marks[hit] = i  # a later series' character over an earlier one's
-        who, px, py = _polyline(*line)
+        who, px, py = polyline(*line)
         if px.size:
             np.bitwise_or.at(bits, (py // ch, px // 2), dots[py % ch, px % 2])
             np.maximum.at(owner, (py // ch, px // 2), who)  # a later series draws over
         self._raster_key, self._raster_out = key, (bits, owner, marks)
         return bits, owner, marks
+
+    def _reveal_raster(self, pw: int, ph: int) -> tuple[np.ndarray, np.ndarray, Marks]:
+        """``_raster`` for the points shown; during a reveal from the kept ``Reveal``, which
+        adds each frame's new segments to what the frame before drew (see its docstring)."""
+        if self._edge is None:
+            return self._raster(pw, ph)
+        geometry = (pw, ph, self._xlim, self._y_span(), self.log_y, self._cell_h)
+        revealed = self._revealed
+        if revealed is None or revealed.curves is not self._all or revealed.geometry != geometry:
+            revealed = self._revealed = Reveal(self._all, geometry, self._rows, self._dots)
+        out = revealed.raster(self._edge)
+        return out if out is not None else self._raster(pw, ph)
 
     # --- the picture -------------------------------------------------------------------------
     def cells(self, width: int, height: int) -> list[list[Cell]]:
@@ -285,7 +308,7 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         self._data_area = (left, cw)
         styles = tuple(_styles(s.color) for s in self._series)
         markers = tuple(s.marker for s in self._series)
-        raster = self._raster(2 * cw, self._cell_h * rows)
+        raster = self._reveal_raster(2 * cw, self._cell_h * rows)
         grid_key = (self._frame_key, styles, markers, raster)
         if raster is self._grid_key[3] and grid_key == self._grid_key:  # nothing moved:
             return self._grid_out  # the same grid, which the repaint passes over at once
@@ -369,20 +392,6 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
                 grid[rows + 2][start + k] = (ch, None)
 
 
-def _columns(s: Series, pw: int, lo: float, hi: float,
-             log_y: bool) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """(pixel column, plotted y) of the points of ``s`` inside the x limits; y nan or inf where
-    the point cannot be drawn."""
-    x = np.asarray(s.x, dtype=float)
-    y = np.asarray(s.y, dtype=float)
-    inside = np.isfinite(x) & (x >= lo) & (x <= hi)
-    x, y = x[inside], y[inside]
-    col = np.minimum(((x - lo) / (hi - lo) * pw).astype(np.int64), pw - 1)
-    with np.errstate(all="ignore"):
-        t = np.log10(y) if log_y else y
-    return col, t
-
-
 class _Kept:
     """The points of one series drawn so far (``x``, ``y``, copied: a caller may reuse its
     arrays) and what they were drawn for (``key``)."""
@@ -434,7 +443,7 @@ class _Bins(_Kept):
         new = self.take(s)
         if new is None:
             return
-        col, t = _columns(new, *self.key)
+        col, t = columns(new, *self.key)
         good = np.isfinite(t)
         np.add.at(self.seen, col, 1)
         np.add.at(self.count, col[good], 1)
@@ -460,24 +469,3 @@ def _left_of(s: Series, edge: float) -> Series:
 
 def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and np.ascontiguousarray(a).tobytes() == b.tobytes()
-
-
-def _polyline(series: np.ndarray, cols: np.ndarray,
-              rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """(series, column, row) of the pixels of straight segments joining consecutive drawable
-    points (row >= 0) of the same series; a point that cannot be drawn (row -1) breaks the
-    line, a lone point is drawn as a dot."""
-    ok = rows >= 0
-    if not ok.any():
-        empty = np.zeros(0, np.int64)
-        return empty, empty, empty
-    joined = ok[:-1] & ok[1:] & (series[:-1] == series[1:])  # (n-1,) segments
-    x0, y0, x1, y1 = cols[:-1][joined], rows[:-1][joined], cols[1:][joined], rows[1:][joined]
-    steps = np.maximum(np.maximum(np.abs(x1 - x0), np.abs(y1 - y0)), 1)
-    seg = np.repeat(np.arange(steps.size), steps)
-    frac = (np.arange(seg.size) - np.repeat(np.cumsum(steps) - steps, steps)) / steps[seg]
-    px = np.rint(x0[seg] + (x1 - x0)[seg] * frac).astype(np.int64)
-    py = np.rint(y0[seg] + (y1 - y0)[seg] * frac).astype(np.int64)
-    who = series[:-1][joined][seg]
-    return (np.concatenate([who, series[ok]]), np.concatenate([px, cols[ok]]),
-            np.concatenate([py, rows[ok]]))  # fmt: skip
