@@ -146,3 +146,33 @@ async def test_a_parameter_row_keeps_its_line_per_value_reason_and_focus() -> No
             await lines()
             other.focus()
             await lines()
+
+
+async def test_a_row_hidden_and_shown_again_draws_from_its_kept_line() -> None:
+    """A gates model switch hides and shows up to seven rows: Textual counts each hide and show
+    as a style change, which is not one for the row's line (it was drawn anew every time)."""
+    from seqviz.scenes import get_scene
+    from seqviz.ui.widgets.controls import ParamRow
+
+    scene = get_scene("gates")
+    row, other = ParamRow(scene.spec("seed"), 1), ParamRow(scene.spec("unit"), 0)
+    async with Host(Vertical(other, row)).run_test(size=(30, 4)) as pilot:
+        other.focus()
+        await pilot.pause()
+        crop = Region(0, 0, *row.outer_size)
+        first = row.render_lines(crop)
+        for _ in range(2):
+            row.display = False
+            await pilot.pause()
+            row.display = True
+            await pilot.pause()
+            assert row.render_lines(crop) is first  # kept, not drawn anew
+            row._styles_cache.clear()
+            assert first == Widget.render_lines(row, crop)  # and what Textual draws now
+        row.styles.padding = (0, 2)  # a style that changes the line: drawn anew
+        await pilot.pause()
+        crop = Region(0, 0, *row.outer_size)
+        padded = row.render_lines(crop)
+        assert padded is not first and _texts(padded) != _texts(first)
+        row._styles_cache.clear()
+        assert padded == Widget.render_lines(row, crop)

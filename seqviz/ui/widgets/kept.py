@@ -41,12 +41,34 @@ class KeptLines:
         """Drop every kept line: the next draw is a first draw (the UI bench's first play)."""
         self.__dict__.pop("_kept_lines", None)
 
+    def _own_rules(self) -> Hashable:
+        """The widget's own style rules as a key, without ``display``: a row hidden and shown
+        again (a gates model switch hides and shows up to seven) draws as before, but Textual's
+        ``_cache_key`` is a count of style changes, which each hide and show moves on. Read
+        again only when that count moves; the count itself if a rule cannot be hashed."""
+        styles: Any = self.styles  # type: ignore[attr-defined]
+        count = styles._cache_key
+        kept = self.__dict__.get("_kept_rules")
+        if kept is not None and kept[0] == count:
+            return kept[1]
+        key: Hashable = count
+        try:
+            layers = (styles._base_styles._rules, styles._inline_styles._rules)
+            shown = tuple(tuple(sorted(i for i in rules.items() if i[0] != "display"))
+                          for rules in layers)  # fmt: skip
+            hash(shown)
+            key = shown
+        except (AttributeError, TypeError):  # a private attribute gone, or an unhashable rule
+            pass
+        self.__dict__["_kept_rules"] = (count, key)
+        return key
+
     def render_lines(self, crop: Region) -> list[Strip]:
         widget: Any = self
         shows = self.kept_key()
         if shows is None:
             return super().render_lines(crop)  # type: ignore[misc, no-any-return]
-        rules = tuple(node.styles._cache_key for node in widget.ancestors_with_self)
+        rules = (self._own_rules(), *(node.styles._cache_key for node in widget.ancestors))
         key = (shows, crop, content_size(widget), widget.visual_style, rules)  # no DOM walk
         kept: OrderedDict[Hashable, list[Strip]] = widget.__dict__.setdefault(
             "_kept_lines", OrderedDict()
