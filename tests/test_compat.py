@@ -480,3 +480,33 @@ async def test_content_size_and_settles_node_list_follow_the_screen():
         assert all(
             isinstance(ref, weakref.ref) for ref in compat_textual._screen_nodes(app, app.screen)
         )
+
+
+def test_a_strip_is_encoded_as_textual_encodes_it():
+    """render_strip (segments looked up, not rendered each time) writes exactly the bytes
+    Strip.render writes: plain, styled, bold, background-only, a control code, a link (whose
+    id is its style's own: each link rendered anew), for two color systems."""
+    from io import StringIO
+
+    from rich.console import Console
+    from rich.control import Control
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.strip import Strip
+
+    assert "_render_cache" in Strip.__slots__ and "_segments" in Strip.__slots__
+    link = Style(color="red", link="https://example.org")
+    other_link = Style(color="red", link="https://example.org")  # equal, another id
+    segments = [Segment("plain"), Segment("▀▀", Style(color="#ff0000", bgcolor="#0000ff")),
+                Segment("b", Style(bold=True, italic=True)), Segment(" ", Style(bgcolor="red")),
+                Control.move_to(3, 4).segment, Segment("see", link), Segment("also", other_link),
+                Segment("", Style(color="green")),
+                Segment("é漢", Style(underline=True))]  # fmt: skip
+    for system in ("truecolor", "256"):
+        console = Console(file=StringIO(), color_system=system, force_terminal=True)
+        for _ in range(2):  # the second time from the looked-up texts
+            for cut in (segments, segments[3:], segments[::-1]):
+                ours = compat_textual.render_strip(Strip(cut), console)
+                assert ours == Strip(cut).render(console)
+        strip = Strip(segments)
+        assert compat_textual.render_strip(strip, console) is strip.render(console)  # kept there

@@ -80,3 +80,67 @@ def test_a_fault_keeps_its_class_name():
         job.start()
         message = job.wait(10.0)
         assert isinstance(message, ComputeFailed) and message.error == shown
+
+
+def test_jobs_one_after_another_run_on_one_kept_thread():
+    # A thread started per job cost its creation and a handshake on the key-to-paint path.
+    seen = []
+
+    def where(values):
+        seen.append(threading.current_thread())  # kept alive here: no ident reused
+        return values
+
+    for generation in range(3):
+        job = ComputeJob(lambda m: None, generation, _scene(where), generation, revision=0)
+        job.start()
+        message = job.wait(10.0)
+        assert isinstance(message, TraceReady) and message.result == generation
+    assert all(t is seen[0] for t in seen) and seen[0] is not threading.current_thread()
+
+
+def test_a_job_started_while_the_kept_thread_computes_runs_beside_it():
+    release = threading.Event()
+    posted: list = []
+    done = threading.Event()
+
+    def slow(values):
+        release.wait(10.0)
+        return "late"
+
+    first = ComputeJob(lambda m: (posted.append(m), done.set()), 1, _scene(slow), None, revision=0)
+    first.start()
+    assert first.wait(0.01) is None  # still computing: it posts its message later
+    second = ComputeJob(lambda m: None, 2, _scene(lambda values: "quick"), None, revision=0)
+    second.start()
+    message = second.wait(10.0)  # not queued behind the slow one
+    assert isinstance(message, TraceReady) and message.result == "quick"
+    release.set()
+    assert done.wait(10.0)
+    assert [m.result for m in posted] == ["late"]
+    third = ComputeJob(lambda m: None, 3, _scene(lambda values: "again"), None, revision=0)
+    third.start()  # the kept thread is free again
+    assert third.wait(10.0).result == "again"
+
+
+def test_a_stopped_kept_thread_ends_after_its_job_and_a_new_one_starts():
+    from seqviz.ui.compute_job import KEPT
+
+    release = threading.Event()
+
+    def slow(values):
+        release.wait(10.0)
+        return "done"
+
+    job = ComputeJob(lambda m: None, 1, _scene(slow), None, revision=0)
+    job.start()
+    thread = KEPT.thread
+    assert thread is not None and thread.is_alive()
+    KEPT.stop()  # the app quits while it computes
+    release.set()
+    assert job.wait(10.0).result == "done"  # its job finishes
+    thread.join(10.0)
+    assert not thread.is_alive()
+    again = ComputeJob(lambda m: None, 2, _scene(lambda values: "new"), None, revision=0)
+    again.start()
+    assert again.wait(10.0).result == "new" and KEPT.thread not in (None, thread)
+    KEPT.stop()

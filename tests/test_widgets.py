@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.segment import Segment
@@ -50,6 +51,71 @@ def test_runs_found_by_numpy_equal_the_runs_found_cell_by_cell(keys: list[int]) 
     reference = RunLine.from_cells("x" * len(keys), keys, lambda k: STYLES[k])
     assert line.cells(0, len(keys)) == reference.cells(0, len(keys))
     assert line.length == len(keys)
+
+
+@given(lines=st.lists(st.lists(st.integers(0, 40), min_size=1, max_size=30), min_size=1,
+                      max_size=6),  # fmt: skip
+       width=st.integers(0, 30))
+def test_runs_of_all_lines_at_once_equal_the_runs_of_each_line(lines, width) -> None:
+    import numpy as np
+
+    keys = np.array([(line * 30)[:width] for line in lines], dtype=np.int64)
+    keys = keys.reshape(len(lines), width)
+    styles = {k: Style(color=f"color({k})") for k in range(41)}
+    made: dict = {}
+    built = RunLine.repeated_lines("▀", keys, styles.get, made)
+    assert len(built) == len(lines)
+    for row, line in zip(keys, built, strict=True):
+        reference = RunLine.repeated("▀", row, styles.get)
+        assert line.cells(0, width) == reference.cells(0, width)
+        assert line._ends == reference._ends and line.length == width
+    again = RunLine.repeated_lines("▀", keys, styles.get, made)  # the same segments, reused
+    assert all(a._segments == b._segments for a, b in zip(built, again, strict=True))
+    assert all(x is y for a, b in zip(built, again, strict=True)
+               for x, y in zip(a._segments, b._segments, strict=True))  # fmt: skip
+
+
+def _heatmap_lines_one_by_one(heatmap: Heatmap) -> list[list[Segment]]:
+    """What the heatmap's map lines were before all lines were built in one pass: each line's
+    keys and runs on its own (RunLine.repeated)."""
+    from seqviz.ui.widgets.heatmap import HALF
+
+    out = []
+    bins, rows, cols = heatmap._bins, heatmap._row_map, heatmap._col_map
+    for y in range((len(rows) + 1) // 2):
+        keys = bins[rows[2 * y], cols].astype(np.int64) * HALF
+        if 2 * y + 1 < len(rows):
+            keys += bins[rows[2 * y + 1], cols] + 1
+        out.append(RunLine.repeated(UPPER_HALF, keys, heatmap._style_of).cells(0, len(cols)))
+    return out
+
+
+@pytest.mark.parametrize("shape", [(7, 13), (64, 60), (5, 1)])
+def test_heatmap_lines_built_together_equal_lines_built_one_by_one(shape) -> None:
+    from seqviz.ui.widgets.heatmap import _index_map
+
+    rng = np.random.default_rng(sum(shape))
+    data = rng.normal(size=shape)
+    data[0, 0], data[-1, -1] = np.inf, np.nan
+    for height, width in ((3, 20), (17, 90), (40, 7)):
+        heatmap = Heatmap()
+        heatmap._bins = heatmap._binned(data, diverging(1.5))
+        heatmap._cmap = diverging(1.5)
+        heatmap._row_map = _index_map(shape[0], 2 * height, whole=True)  # odd counts too
+        heatmap._col_map = _index_map(shape[1], width)
+        n = (len(heatmap._row_map) + 1) // 2
+        built = [heatmap._runs(y).cells(0, width) for y in (n // 2, *range(n))]
+        assert built[1:] == _heatmap_lines_one_by_one(heatmap)
+        # a partial update (a live run's next result) rebuilds only the lines it dropped
+        kept = {y: heatmap._lines[y] for y in range(n)}
+        heatmap._bins = heatmap._binned(-data, diverging(1.5))
+        dropped = list(range(0, n, 2))
+        for y in dropped:
+            heatmap._lines.pop(y)
+        rebuilt = [heatmap._runs(y).cells(0, width) for y in range(n)]
+        assert all(heatmap._lines[y] is kept[y] for y in range(n) if y not in dropped)
+        fresh = _heatmap_lines_one_by_one(heatmap)
+        assert [rebuilt[y] for y in dropped] == [fresh[y] for y in dropped]
 
 
 def test_joined_merges_a_seam_of_one_style_only() -> None:

@@ -107,12 +107,13 @@ def compute(v: Any) -> VanishingResult:
     chosen = tanh_tr if v.nonlinearity == "tanh" else lin_tr
     row = _lesson_row(v)
     eig = experiments.lesson_spectrum(v.rho, v.hidden, v.steps, v.seed, draw=v.draw - 1)
+    norms_tanh, norms_linear = tanh_tr.grad_norms(), lin_tr.grad_norms()  # (T,) each
     return VanishingResult(
         values=v,
         h=chosen.h,
-        norms=chosen.grad_norms(),
-        norms_tanh=tanh_tr.grad_norms(),
-        norms_linear=lin_tr.grad_norms(),
+        norms=norms_tanh if chosen is tanh_tr else norms_linear,  # the same run's, not again
+        norms_tanh=norms_tanh,
+        norms_linear=norms_linear,
         eigenvalues=eig,
         overflow=_overflow(chosen),
         readout_steps=tuple(k for k in READOUT_STEPS if k < v.steps),

@@ -50,7 +50,7 @@ from seqviz.ui.compat_textual import (
     paint_pending,
     settle,
 )
-from seqviz.ui.compute_job import ComputeJob
+from seqviz.ui.compute_job import KEPT, ComputeJob
 from seqviz.ui.kernel_status import KernelStatus
 from seqviz.ui.launch_probe import launch_probe
 from seqviz.ui.messages import ComputeFailed, TraceReady
@@ -259,6 +259,7 @@ class SeqvizApp(App[None]):
             self._probe.kernels(backend.phase()[0])
 
     def on_unmount(self) -> None:
+        KEPT.stop()  # the kept compute thread ends after its job
         if self._kernel_status is not None:
             self._kernel_status.stop()  # ends a compiling child process with the app
         self._thaw_heap(collect=False)  # quitting: the objects go back to the collector

@@ -14,7 +14,7 @@ import os
 import sys
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from rich.cells import cell_len
 from rich.color import ColorSystem
@@ -385,7 +385,8 @@ INTERNALS = (
 # Compositor._dirty_regions, ChopsUpdate.chops/spans/chop_ends (SpanChopsUpdate passes them to its
 # constructor in that order), LayoutUpdate.strips/region, Widget._styles_cache, Style._link_id/_meta
 # (DirectLines; tests/test_frame_cost.py compares it with Textual's own pass); Strip.divide caching
-# ``[self]`` (install_strip_fix; test_compat.py); Strip._crop_cache and rich's Console._color_system
+# ``[self]`` (install_strip_fix; test_compat.py); Strip._crop_cache, Strip._render_cache and
+# Strip._segments, Style._link (render_strip; test_compat.py) and rich's Console._color_system
 # (SpanChopsUpdate keeps a span's sent text per strip; test_gates_frames); Static._render_markup
 # (static_height; test_compat.py); ScreenResume.refresh_styles (RegionScreen skips the first
 # restyle; tests/test_first_frame.py); Widget.border_title's setter calling self.refresh()
@@ -590,14 +591,51 @@ def _render_cells(strip: Any, start: int, end: int, console: Any) -> tuple[int, 
     if kept is not None:
         return kept  # type: ignore[no-any-return]
     first, cells = span_cells(strip, start, end)
-    color_system = console._color_system or ColorSystem.TRUECOLOR
-    render = Strip.render_style
-    sent = "".join(
-        text if style is None else render(style, text, color_system=color_system)
-        for text, style, _ in cells
-    )
+    sent = encoded(cells, console._color_system or ColorSystem.TRUECOLOR)
     cache[key] = kept = (first, sent)
     return kept
+
+
+# color system -> segment -> its terminal text, as Strip.render writes it. Strip.render asks
+# Strip.render_style for every segment of every new line (a call and an f-string each); a new
+# result's lines are new strips of segments mostly seen before (a heatmap's runs are kept by
+# colour and length), so each segment's text is looked up instead: about a third of the time.
+_ENCODED: dict[Any, dict[Segment, str]] = {}
+ENCODED_KEPT = 16384  # segments per color system (Textual keeps as many crops per widget)
+
+
+def encoded(segments: Any, color_system: Any) -> str:
+    """The segments as terminal sequences, exactly as ``Strip.render`` joins them."""
+    cache = _ENCODED.get(color_system)
+    if cache is None:
+        cache = _ENCODED[color_system] = {}
+    get = cache.get
+    try:
+        parts = [get(segment) for segment in segments]
+    except TypeError:  # a control segment's codes are a list: not a key
+        parts = [None] * len(segments)
+    if None in parts:
+        if len(cache) > ENCODED_KEPT:
+            cache.clear()
+        render = Strip.render_style
+        for i, segment in enumerate(segments):
+            if parts[i] is None:
+                text, style, control = segment
+                part = text if style is None else render(style, text, color_system=color_system)
+                # a link's id is its style object's own; control codes may be a list
+                if not control and (style is None or not style._link):
+                    cache[segment] = part
+                parts[i] = part
+    return "".join(cast(list[str], parts))  # every one found or rendered
+
+
+def render_strip(strip: Strip, console: Any) -> str:
+    """``strip.render(console)`` (kept in the same place), encoded by ``encoded``."""
+    text = strip._render_cache
+    if text is None:
+        color_system = console._color_system or ColorSystem.TRUECOLOR
+        text = strip._render_cache = encoded(strip._segments, color_system)
+    return text  # type: ignore[no-any-return]
 
 
 _MOVES: dict[int, str] = {}
@@ -642,7 +680,7 @@ class SpanChopsUpdate(ChopsUpdate):
                     append(sent)
                     continue
                 append(move_to(x, y))
-                append(strip.render(console))
+                append(render_strip(strip, console))
             if y != last_y:
                 append("\n")
         return "".join(sequences)

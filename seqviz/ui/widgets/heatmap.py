@@ -28,7 +28,7 @@ TICK_STYLE = Style(color="#9e9e9e")
 MIN_PLOT = 8  # narrower than this, the unit labels give their columns back to the map
 HALF = 1 << 16  # colour bins are int16: a cell's style key is top * HALF + bottom + 1
 STRIP_CACHE = 1024  # drawn lines kept per heatmap (line, edge); a replay draws none anew
-RUNS_MADE = 20_000  # run segments kept for reuse by (colour key, length)
+RUNS_MADE = 20_000  # run segments kept for reuse by (colour key, length): RunLine.repeated_lines
 KEEP_DATA = 4  # data sets whose colour bins a heatmap keeps (a view switching between models)
 _TOKENS = count(1)  # names a kept data set in the kept lines' key
 
@@ -101,7 +101,7 @@ class Heatmap(KeptLines, DirectLines, Widget):
         self._col_map = np.zeros(0, dtype=np.int64)
         self._col_list: list[int] = []  # _col_map as a list (_edge bisects it)
         self._styles: dict[int, Style] = {}  # _style_of's key -> style
-        self._runs_made: dict[tuple[int, int], Segment] = {}  # (key, run length) -> segment
+        self._runs_made: dict[int, Segment] = {}  # run code (RunLine.repeated_lines) -> segment
         self._paint_size = Size(0, 0)
         self._label_line_now = False
         # (shape, dtype, bytes, colour map) of data shown -> (token, its colour bins)
@@ -362,25 +362,30 @@ class Heatmap(KeptLines, DirectLines, Widget):
         return style
 
     def _runs(self, y: int) -> RunLine:
-        """Line y over every column (cached until the data or the size changes)."""
+        """Line y over every column (cached until the data or the size changes). A line not
+        built yet is built with every other missing map line (new data: all of them), in one
+        pass (``RunLine.repeated_lines``)."""
         runs = self._lines.get(y)
         if runs is not None:
             return runs
         bins = self._bins
         n_half = len(self._row_map)
-        top_i, bottom_i = 2 * y, 2 * y + 1
-        if bins is None or top_i >= n_half:
-            runs = RunLine([], [])
-        else:
-            cols = self._col_map
-            keys = bins[self._row_map[top_i], cols].astype(np.int64) * HALF  # (cells,)
-            if bottom_i < n_half:
-                keys += bins[self._row_map[bottom_i], cols] + 1
-            if len(self._runs_made) > RUNS_MADE:
-                self._runs_made.clear()
-            runs = RunLine.repeated(UPPER_HALF, keys, self._style_of, self._runs_made)
-        self._lines[y] = runs
-        return runs
+        if bins is None or 2 * y >= n_half:
+            runs = self._lines[y] = RunLine([], [])
+            return runs
+        todo = [line for line in range(y, (n_half + 1) // 2) if line not in self._lines]
+        todo += [line for line in range(y) if line not in self._lines]
+        lines = np.asarray(todo, dtype=np.int64)  # (lines,)
+        cols = self._col_map
+        keys = bins[self._row_map[2 * lines]][:, cols].astype(np.int64) * HALF  # (lines, cells)
+        paired = 2 * lines + 1 < n_half  # the last line of an odd map has no bottom half
+        bottoms = self._row_map[2 * lines[paired] + 1]
+        keys[paired] += bins[bottoms][:, cols] + 1
+        if len(self._runs_made) > RUNS_MADE:
+            self._runs_made.clear()
+        built = RunLine.repeated_lines(UPPER_HALF, keys, self._style_of, self._runs_made)
+        self._lines.update(zip(todo, built, strict=True))
+        return self._lines[y]
 
     def _gutter(self, y: int) -> list[Segment]:
         """Line y's unit label and cursor mark (a new list: the caller extends it). Every frame

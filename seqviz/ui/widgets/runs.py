@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable, Sequence
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
 
 K = TypeVar("K", bound=Hashable)
+RUN_BITS = 16  # a run's length in the low bits of its code (``repeated_lines``)
+RUN_MASK = (1 << RUN_BITS) - 1
 
 
 class RunLine:
@@ -74,6 +76,47 @@ class RunLine:
             segments.append(segment)
             start = end
         return cls(segments, ends)
+
+    @classmethod
+    def repeated_lines(cls, char: str, keys: np.ndarray, style_of: Callable[[int], Style | None],
+                       made: dict[int, Segment]) -> list[RunLine]:  # fmt: skip
+        """``repeated`` for every line of ``keys`` (# (lines, cells), non-negative integers)
+        at once: the runs of all lines found in one pass of NumPy, not a dozen calls per line
+        (a heatmap's new data builds every line). ``made``: segments already made, by run
+        code (key << RUN_BITS | length), shared while ``char`` and ``style_of`` stay the same."""
+        lines, n = keys.shape
+        if not n or not lines:
+            return [cls([], []) for _ in range(lines)]
+        if n >= 1 << RUN_BITS:
+            raise ValueError(f"a line of {n} cells is longer than a run code holds")
+        starts = np.empty(keys.shape, dtype=bool)  # (lines, cells) a run starts here
+        starts[:, 0] = True
+        np.not_equal(keys[:, 1:], keys[:, :-1], out=starts[:, 1:])
+        at = np.flatnonzero(starts)  # (runs,) line * n + first cell, in line order
+        first = at % n
+        ends = np.empty_like(first)
+        ends[:-1] = first[1:]
+        ends[ends == 0] = n  # the next run starts the next line: this one ends the line
+        ends[-1] = n
+        run_keys = keys.ravel()[at]
+        codes = ((run_keys << RUN_BITS) | (ends - first)).tolist()
+        found = [made.get(code) for code in codes]
+        if None in found:
+            for i, code in enumerate(codes):
+                if found[i] is None:
+                    segment = made.get(code)
+                    if segment is None:
+                        segment = made[code] = Segment(char * (code & RUN_MASK),
+                                                       style_of(code >> RUN_BITS))  # fmt: skip
+                    found[i] = segment
+        segments = cast(list[Segment], found)  # every one found or made
+        bounds = np.cumsum(np.bincount(at // n, minlength=lines)).tolist()
+        ends_list = ends.tolist()
+        out, a = [], 0
+        for b in bounds:
+            out.append(cls(segments[a:b], ends_list[a:b]))
+            a = b
+        return out
 
     @property
     def length(self) -> int:
