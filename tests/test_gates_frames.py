@@ -128,6 +128,61 @@ async def test_a_model_switch_mid_animation_repaints_every_changed_cell(make_app
         assert mirror.cells == ScreenMirror.of_strips(full_render(fresh), SIZE[0]).cells
 
 
+async def test_a_switch_to_a_text_of_another_length_draws_the_new_frame_once(make_app):
+    # random reads the text by characters, agreement by words: the cursor following the end
+    # moves with each switch. The readout and the unit plots are drawn at the new frame from
+    # the start (they were drawn at the old one, then again), and the screen is what a fresh
+    # app at that frame shows.
+    app = make_app("gates")
+    builds: list[int] = []
+    original = GatesView._readout
+
+    def counted(view: GatesView, width: int):  # type: ignore[no-untyped-def]
+        builds.append(view.frame)
+        return original(view, width)
+
+    shown = []
+    async with app.run_test(size=SIZE) as pilot:
+        await app.until_ready()
+        await paint_now(app, pilot)
+        mirror = ScreenMirror.of_strips(full_render(app), SIZE[0])
+        capture_updates(app, mirror.apply)
+        GatesView._readout = counted  # type: ignore[method-assign]
+        try:
+            for model, seek in (("random", None), ("agreement", None), ("random", 3)):
+                if seek is not None:
+                    app.seek(seek)
+                    await paint_now(app, pilot)
+                before = app.frame
+                builds.clear()
+                app.set_param("model", model)
+                await app.until_ready()
+                await paint_now(app, pilot)
+                assert (app.frame != before) == (seek is None), (model, before, app.frame)
+                assert builds == [app.frame], (model, builds)  # one readout, at the new frame
+                for key in ("gates", "states"):
+                    plot = app.query_one(f"#unit-{key}")
+                    drawn = plot.render_lines(plot.size.region)
+                    plot.set_upto(None)  # every point, then back: drawn anew at the frame
+                    plot.set_upto(app.frame)
+                    assert plot.render_lines(plot.size.region) == drawn, (model, key)
+                shown.append((asdict(app.values), app.frame, [list(r) for r in mirror.cells]))
+        finally:
+            GatesView._readout = original  # type: ignore[method-assign]
+    for values, frame, cells in shown[-2:]:
+        fresh = make_app("gates", values)
+        async with fresh.run_test(size=SIZE) as pilot:
+            await fresh.until_ready()
+            await pilot.pause()
+            fresh.seek(frame)
+            await paint_now(fresh, pilot)
+            scratch = ScreenMirror.of_strips(full_render(fresh), SIZE[0]).cells
+            x, y, width, height = fresh.query_one(GatesView).region
+            assert [r[x : x + width] for r in cells[y : y + height]] == [
+                r[x : x + width] for r in scratch[y : y + height]
+            ], values["model"]
+
+
 async def test_a_model_switch_repaints_without_laying_the_screen_out(make_app):
     # LSTM and GRU fill the same 3x2 grid of maps (the GRU's h as its two parts in the LSTM's o
     # and c slots), the captions keep the tallest one's height and the readout's height is its

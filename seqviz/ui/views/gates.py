@@ -177,6 +177,10 @@ class GatesView(SceneView):
 
     def show_result(self, result: Any) -> None:
         super().show_result(result)
+        # The app has set its frame cursor for this result (a text of another length moves
+        # it) and shows that frame next: the plots and the readout are drawn at it now, not at
+        # the old frame and then again (a model switch rastered each unit plot twice).
+        self.frame = getattr(self.app, "frame", self.frame)
         names = list(CELL_NAMES[result.cell])
         self._parts = gru_parts(result) if result.cell == "gru" else {}
         # Six maps in a 3x2 grid for both cells: a switch changes what the panels show, never

@@ -378,7 +378,9 @@ class ParamPanel(VerticalScroll, can_focus=False):
         hidden = scene.hidden(values) if scene.hidden is not None else frozenset()
         for widget in self.children:
             if isinstance(widget, (ParamRow, TextParam)):
-                widget.display = widget.spec.name not in hidden
+                shown = widget.spec.name not in hidden
+                if widget.display != shown:  # Textual's setter costs as much for no change
+                    widget.display = shown
         info = scene.info(values) if scene.info is not None else ""
         for line in self.children:
             if not (isinstance(line, Static) and line.has_class("param-info")):
