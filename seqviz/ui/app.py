@@ -44,6 +44,7 @@ from seqviz.scenes.stream import StreamControl
 from seqviz.ui.compat_textual import (
     RegionScreen,
     SafeCommandPalette,
+    alike_rows,
     clear_styles_cache,
     install_input_fixes,
     install_strip_fix,
@@ -181,7 +182,7 @@ class SeqvizApp(App[None]):
     def compose(self) -> ComposeResult:
         yield SceneBar(list(scene_titles().items()), active=self.scene.name, id="scenebar")
         with Horizontal(id="body"):
-            with Vertical(id="sidebar"):
+            with alike_rows(Vertical(id="sidebar")):  # lines alike: a border on the right
                 yield ParamPanel(id="controls")
                 yield Static("", id="scene-info")
             with Vertical(id="main"):

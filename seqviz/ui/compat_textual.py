@@ -14,7 +14,7 @@ import os
 import sys
 import weakref
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from rich.cells import cell_len
 from rich.color import ColorSystem
@@ -23,6 +23,7 @@ from rich.segment import Segment
 from textual import events
 from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate, LayoutUpdate
 from textual._segment_tools import line_pad
+from textual._styles_cache import StylesCache
 from textual.await_complete import AwaitComplete
 from textual.cache import FIFOCache
 from textual.command import CommandList, CommandPalette
@@ -376,6 +377,7 @@ INTERNALS = (
     ("textual.app.App", "_background_screens"),
     ("textual._styles_cache.StylesCache", "get_inner_outer"),
     ("textual._styles_cache.StylesCache", "clear"),
+    ("textual._styles_cache.StylesCache", "render_line"),
     ("textual.screen.Screen", "_on_screen_resume"),
     ("textual.screen.Screen", "_screen_resized"),
 )
@@ -384,7 +386,9 @@ INTERNALS = (
 # MessagePump._message_queue, App._batch_count, Screen._compositor, Compositor.visible_widgets,
 # Compositor._dirty_regions, ChopsUpdate.chops/spans/chop_ends (SpanChopsUpdate passes them to its
 # constructor in that order), LayoutUpdate.strips/region, Widget._styles_cache, Style._link_id/_meta
-# (DirectLines; tests/test_frame_cost.py compares it with Textual's own pass); Strip.divide caching
+# (DirectLines; tests/test_frame_cost.py compares it with Textual's own pass); StylesCache._cache
+# and _dirty_lines (AlikeRowsCache; tests/test_alike_rows.py compares it with Textual's own
+# cache); Strip.divide caching
 # ``[self]`` (install_strip_fix; test_compat.py); Strip._crop_cache, Strip._render_cache and
 # Strip._segments, Style._link (render_strip; test_compat.py) and rich's Console._color_system
 # (SpanChopsUpdate keeps a span's sent text per strip; test_gates_frames); Static._render_markup
@@ -920,6 +924,31 @@ class RegionScreen(Screen):
             # (a screen refresh, a skipped batch render) is done by it, not once more afterwards.
             self._repaint_required = False
         super()._compositor_refresh()
+
+
+class AlikeRowsCache(StylesCache):
+    """The styles cache (``Widget._styles_cache``) of a container that draws nothing of its own:
+    its inner lines (between the first and the last, with no vertical padding) are all alike,
+    the border's two sides and blank between, so one is drawn and the others are that line.
+    Textual styles each of them anew: the first frame drew 86 such lines for the vanishing
+    view's four panels and 45 for the sidebar, about a fifth of its rendering."""
+
+    def render_line(self, styles: Any, y: int, size: Size, *rest: Any) -> Strip:
+        padding = rest[1]  # after content_size
+        if 1 < y < size.height - 1 and not (padding.top or padding.bottom):
+            line = self._cache.get(1)
+            if line is not None and 1 not in self._dirty_lines:
+                return line
+        return super().render_line(styles, y, size, *rest)
+
+
+_W = TypeVar("_W", bound=Widget)
+
+
+def alike_rows(widget: _W) -> _W:
+    """``widget`` (a container drawing nothing of its own) with an ``AlikeRowsCache``."""
+    widget._styles_cache = AlikeRowsCache()
+    return widget
 
 
 def refresh_lines(widget: Any, *regions: Region) -> None:

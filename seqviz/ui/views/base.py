@@ -22,7 +22,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
-from seqviz.ui.compat_textual import set_title_line, static_height, update_static
+from seqviz.ui.compat_textual import alike_rows, set_title_line, static_height, update_static
 from seqviz.ui.widgets.kept import KeptLines
 
 
@@ -128,6 +128,7 @@ class Panel(KeptLines, Vertical):
         """``caption`` says what to look at; ``short`` is its one-line form for small screens
         (default: the caption; "" leaves small screens that line for the panel's content)."""
         super().__init__(*children, id=id, classes=classes)
+        alike_rows(self)  # its lines between the top and bottom border are alike
         self.border_title = title
         self._caption = caption
         self._short = caption if short is None else short
