@@ -121,3 +121,63 @@ def test_trace_load_rejects_a_plain_array(tmp_path):
     np.save(tmp_path / "a.npy", np.zeros(3))
     with pytest.raises(ValueError, match="single array"):
         Trace.load(tmp_path / "a.npy")
+
+
+def _overflow_entry_by_entry(fields):
+    """find_overflow as it was before its fast paths: every check entry by entry."""
+    from seqviz.core.trace import Overflow, row_norms
+
+    def first_bad(arr, last=False):
+        if arr is None:
+            return None
+        rows = np.flatnonzero(~np.isfinite(arr.reshape(arr.shape[0], -1)).all(axis=1))
+        return None if rows.size == 0 else int(rows[-1] if last else rows[0])
+
+    found = [Overflow(t, "forward", n) for n in ("h", "c", "gates")
+             if (t := first_bad(fields[n])) is not None]  # fmt: skip
+    if found:
+        return min(found, key=lambda o: o.step)
+    found = [Overflow(t, "backward", n) for n in ("grad_h", "grad_c")
+             if (t := first_bad(fields[n], last=True)) is not None]  # fmt: skip
+    if found:
+        return max(found, key=lambda o: o.step)
+    bad = np.flatnonzero(~np.isfinite(row_norms(fields["grad_h"])))
+    if bad.size:
+        return Overflow(int(bad[-1]), "backward", "|grad_h|")
+    for name in ("grad_weight_hh", "grad_weight_ih", "grad_bias_hh", "grad_bias_ih", "grad_x"):
+        if not np.isfinite(fields[name]).all():
+            return Overflow(0, "backward", name)
+    return None
+
+
+def test_find_overflow_fast_paths_find_what_checking_every_entry_finds():
+    """A finite sum skips the entry-by-entry check; huge finite entries (whose sum overflows),
+    inf, -inf with inf, nan, and norms that overflow from finite entries still land where the
+    entry-by-entry check puts them."""
+    import warnings
+
+    from seqviz.core.api import find_overflow
+
+    rng = np.random.default_rng(5)
+    names = ("h", "c", "gates", "grad_h", "grad_c", "grad_weight_hh", "grad_weight_ih",
+             "grad_bias_hh", "grad_bias_ih", "grad_x")  # fmt: skip
+    shapes = {"gates": (6, 3, 4), "grad_weight_hh": (12, 4), "grad_weight_ih": (12, 2),
+              "grad_bias_hh": (12,), "grad_bias_ih": (12,), "grad_x": (6, 2)}  # fmt: skip
+    specials = (np.inf, -np.inf, np.nan, 1e308, -1e308, 1e200, 1e160)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the fast paths warn about nothing
+        for _ in range(400):
+            fields = {n: rng.normal(size=shapes.get(n, (6, 4))) for n in names}
+            if rng.random() < 0.2:
+                fields["c"] = None
+            for _ in range(int(rng.integers(0, 4))):
+                name = names[int(rng.integers(len(names)))]
+                if fields[name] is None:
+                    continue
+                flat = fields[name].reshape(-1)
+                flat[int(rng.integers(flat.size))] = specials[int(rng.integers(len(specials)))]
+            if rng.random() < 0.1:  # every entry huge and finite: the sum (or a norm) overflows
+                fields["grad_h"] = np.full((6, 4), (1e307, 1.5e308)[int(rng.integers(2))])
+            with np.errstate(all="ignore"):
+                expected = _overflow_entry_by_entry(fields)
+            assert find_overflow(fields) == expected

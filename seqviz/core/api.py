@@ -127,8 +127,17 @@ def run_trace(
     return Trace(**fields, overflow=find_overflow(fields))
 
 
+def _all_finite(arr: np.ndarray) -> bool:
+    """Whether every entry is finite: a finite sum says so in one pass (an inf or nan anywhere
+    makes the sum inf or nan); a sum that overflowed is checked entry by entry."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.add.reduce(arr, axis=None)):
+            return True
+    return bool(np.isfinite(arr).all())
+
+
 def _first_bad_row(arr: np.ndarray | None, last: bool = False) -> int | None:
-    if arr is None:
+    if arr is None or _all_finite(arr):
         return None
     bad = ~np.isfinite(arr.reshape(arr.shape[0], -1)).all(axis=1)
     rows = np.flatnonzero(bad)
@@ -153,13 +162,15 @@ def find_overflow(fields: dict[str, Any]) -> Overflow | None:
             found.append(Overflow(t, "backward", name))
     if found:
         return max(found, key=lambda o: o.step)
-    # Finite entries near 1e308 can still give |dL/dh_t| = inf, which grad_norms() reports.
-    norms = row_norms(fields["grad_h"])  # (T,)
-    bad = np.flatnonzero(~np.isfinite(norms))
-    if bad.size:
-        return Overflow(int(bad[-1]), "backward", "|grad_h|")
+    # Finite entries near 1e308 can still give |dL/dh_t| = inf, which grad_norms() reports;
+    # entries below 1e150 cannot (a norm is at most sqrt(d) times the largest entry).
+    grad_h = fields["grad_h"]  # (T, d), finite here
+    if grad_h.size and np.max(np.abs(grad_h)) >= 1e150:
+        bad = np.flatnonzero(~np.isfinite(row_norms(grad_h)))
+        if bad.size:
+            return Overflow(int(bad[-1]), "backward", "|grad_h|")
     for name in ("grad_weight_hh", "grad_weight_ih", "grad_bias_hh", "grad_bias_ih", "grad_x"):
-        if not np.isfinite(fields[name]).all():
+        if not _all_finite(fields[name]):
             # Sums over all steps: they are complete when the backward pass reaches step 0.
             return Overflow(0, "backward", name)
     return None
