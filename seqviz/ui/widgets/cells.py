@@ -15,6 +15,8 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from seqviz.ui.compat_textual import content_size
+
 Cell = tuple[str, Style | None]  # one single-width character and its style
 
 
@@ -66,7 +68,10 @@ class CellCanvas(Widget):
 
     def redraw(self) -> None:
         """The picture changed: draw the grid now and repaint only the cells that differ."""
-        size = self.size if self.is_mounted else Size(0, 0)
+        # the size its last layout gave it: ``size`` looks the widget up in the compositor's
+        # map (a tenth of a reveal frame's cost); a stale size only draws a grid _prepare_paint
+        # replaces, as that compares with ``size``
+        size = content_size(self) if self.is_mounted else Size(0, 0)
         old = self._grid
         if old is None or size != self._grid_size or not size.area:
             self._reset()
@@ -78,6 +83,8 @@ class CellCanvas(Widget):
         self._grid = new
         regions = []
         for y, (a, b) in enumerate(zip(old, new, strict=True)):
+            if a is b:  # a line the new grid shares with the last one (most of a frame's)
+                continue
             span = _changed_span(a, b)
             if span is not None:
                 self._strips.pop(y, None)

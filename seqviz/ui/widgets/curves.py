@@ -312,6 +312,11 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         grid_key = (self._frame_key, styles, markers, raster)
         if raster is self._grid_key[3] and grid_key == self._grid_key:  # nothing moved:
             return self._grid_out  # the same grid, which the repaint passes over at once
+        if grid_key[:3] == self._grid_key[:3]:  # the same axes and series: a frame of a reveal
+            patched = self._patched(raster, self._grid_key[3], self._grid_out)
+            if patched is not None:
+                self._grid_key, self._grid_out = grid_key, patched
+                return patched
         bits, owner, marks = raster
         grid = list(axes)
         glyphs = self._glyphs
@@ -341,6 +346,34 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         self._rows_drawn = drawn
         self._grid_key, self._grid_out = grid_key, grid
         return grid
+
+    def _patched(self, raster: tuple[np.ndarray, np.ndarray, Marks],
+                 last: tuple[np.ndarray, np.ndarray, Marks],
+                 grid: list[list[Cell]]) -> list[list[Cell]] | None:  # fmt: skip
+        """The last grid (drawn from raster ``last`` on the same axes and series) with only the
+        cells whose raster changed drawn anew, the other lines shared; None if more than a
+        line's worth of cells changed (``_drawn`` draws the changed lines whole then)."""
+        bits, owner, marks = raster
+        if bits.shape != last[0].shape:
+            return None
+        changed = (bits != last[0]) | (owner != last[1]) | (marks != last[2])
+        rows, cols = np.nonzero(changed)
+        if rows.size > bits.shape[1]:
+            return None
+        left, axes = self._frame[0], self._frame[3]
+        styles, markers = self._grid_key[1], self._grid_key[2]
+        out = list(grid)
+        for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+            if out[r] is grid[r]:
+                out[r] = list(grid[r])
+            i, dot = int(marks[r, c]), int(bits[r, c])
+            if i >= 0:  # a character over the dots, as _drawn draws it
+                out[r][left + c] = (markers[i], styles[i])
+            elif dot:
+                out[r][left + c] = (self._glyphs[dot], styles[int(owner[r, c])])
+            else:
+                out[r][left + c] = axes[r][left + c]
+        return out
 
     def _axes_frame(self, width: int, height: int) -> tuple[int, int, int, list[list[Cell]]]:
         """(first data column, data columns, data rows, the grid of axes without curves)."""

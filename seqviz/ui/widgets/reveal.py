@@ -91,6 +91,7 @@ class _Line:
         self.row = rows(mean, count > 0, ph).tolist()
         self.t, self.good = t, good
         self._rows, self._ph = rows, ph
+        self.pieces: dict[tuple[int, int], list[tuple[tuple[int, int], int]]] = {}  # Reveal._piece
 
     def shown(self, edge: float) -> int:
         """Inside points left of x ``edge``."""
@@ -191,12 +192,9 @@ class Reveal:
                 self._add(i, self.level[i], n)
         self.level = need
         bits, owner = self.bits.copy(), self.owner.copy()
-        cells: dict[tuple[int, int], list[int]] = {}
         for i, (part, m) in enumerate(zip(self.parts, shown, strict=True)):
             if m and isinstance(part, _Line):
-                k = part.bin_of[m - 1]
-                self._line_pixels(cells, i, part, k, part.last_row(m))
-        _apply(bits, owner, cells)
+                _apply(bits, owner, i, self._piece(part, part.bin_of[m - 1], part.last_row(m)))
         return bits, owner, self.marks.copy()
 
     def _add(self, i: int, start: int, stop: int) -> None:
@@ -207,26 +205,25 @@ class Reveal:
                 if cell is not None and self.marks[cell] < i:
                     self.marks[cell] = i  # a later series' character over an earlier one's
             return
-        cells: dict[tuple[int, int], list[int]] = {}
         for k in range(start, stop):
-            self._line_pixels(cells, i, part, k, part.row[k])
-        _apply(self.bits, self.owner, cells)
+            _apply(self.bits, self.owner, i, self._piece(part, k, part.row[k]))
 
-    def _line_pixels(self, cells: dict[tuple[int, int], list[int]], i: int, part: _Line, k: int,
-                     row: int) -> None:  # fmt: skip
-        """Into ``cells``: line ``i``'s bin ``k`` at pixel row ``row`` and the segment from the
-        bin before (if both can be drawn)."""
-        if row < 0:
-            return
-        col = part.col[k]
-        pixels = [(col, row)]
-        if k and part.row[k - 1] >= 0:
-            pixels += segment(part.col[k - 1], int(part.row[k - 1]), col, row)
-        ch, dots = self.cell_h, self.dots
-        for px, py in pixels:
-            cell = cells.setdefault((py // ch, px // 2), [0, -1])
-            cell[0] |= dots[py % ch][px % 2]
-            cell[1] = max(cell[1], i)
+    def _piece(self, part: _Line, k: int, row: int) -> list[tuple[tuple[int, int], int]]:
+        """(cell, dot bits) of a line's bin ``k`` at pixel row ``row`` and of the segment into
+        it from the bin before (where both can be drawn); kept per bin and row, so a segment
+        drawn last frame (the tail) is not traced again when it is kept."""
+        piece = part.pieces.get((k, row))
+        if piece is None:
+            pixels = [(part.col[k], row)] if row >= 0 else []
+            if pixels and k and part.row[k - 1] >= 0:
+                pixels += segment(part.col[k - 1], part.row[k - 1], part.col[k], row)
+            ch, dots = self.cell_h, self.dots
+            cells: dict[tuple[int, int], int] = {}
+            for px, py in pixels:
+                cell = (py // ch, px // 2)
+                cells[cell] = cells.get(cell, 0) | dots[py % ch][px % 2]
+            piece = part.pieces[(k, row)] = list(cells.items())
+        return piece
 
     def _bulk(self, need: list[int]) -> None:
         """Keep every series' first ``need`` bins (points) in one numpy pass, as the plot's
@@ -248,9 +245,10 @@ class Reveal:
             np.maximum.at(self.owner, (py // ch, px // 2), s)
 
 
-def _apply(bits: np.ndarray, owner: np.ndarray, cells: dict[tuple[int, int], list[int]]) -> None:
-    """Add each cell's dot bits and owner (the later series) to a raster."""
-    for cell, (dot, who) in cells.items():
+def _apply(bits: np.ndarray, owner: np.ndarray, i: int,
+           piece: list[tuple[tuple[int, int], int]]) -> None:  # fmt: skip
+    """Add series ``i``'s cells and dot bits to a raster (a later series owns a cell)."""
+    for cell, dot in piece:
         bits[cell] |= dot
-        if owner[cell] < who:
-            owner[cell] = who
+        if owner[cell] < i:
+            owner[cell] = i
