@@ -139,8 +139,9 @@ class Heatmap(KeptLines, DirectLines, Widget):
         if 2 * len(rows) > len(bins):  # most of the map (another model): its lines afresh
             self._lines.clear()
             self._strips.clear()
-            width = max(0, self._paint_size.width - self._gutter_width)
-            refresh_lines(self, Region(self._gutter_width, 0, width, self._map_lines()))
+            # Whole lines, their unchanged gutter too: a line sent whole is encoded as it is,
+            # where one cut after its gutter was first taken apart cell by cell (span_cells).
+            refresh_lines(self, Region(0, 0, self._paint_size.width, self._map_lines()))
             return
         lines = np.unique(np.flatnonzero(np.isin(self._row_map, rows)) // 2).tolist()
         for y in lines:
