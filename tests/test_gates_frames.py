@@ -86,10 +86,10 @@ async def test_a_growing_plot_repaints_only_the_lines_its_curves_reach() -> None
         plot.set_upto(10)
         await pilot.pause()
         plot.render_lines(plot.region.reset_offset)  # painted at the cut
-        refreshed = []
-        # what every repaint goes through (Widget.refresh and compat_textual.refresh_lines)
-        plot._set_dirty = lambda *regions: refreshed.extend(regions)  # type: ignore[method-assign]
+        # what every repaint marks (Widget.refresh and compat_textual.refresh_lines)
+        plot._dirty_regions.clear()
         plot.set_upto(11)  # a flat curve: one line holds its new point
+        refreshed = list(plot._dirty_regions)
         lines = {r.y for r in refreshed}
         assert refreshed and all(r.height == 1 for r in refreshed)
         assert len(lines) <= 2, lines  # not the plot's 24 lines

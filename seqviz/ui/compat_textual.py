@@ -984,7 +984,17 @@ def _pending(widget: Any) -> bool:
 def _mark_stale(widget: Any, *regions: Region) -> None:
     """What Widget.refresh does to a widget's drawn lines for a repaint."""
     widget._layout_cache.clear()
-    widget._set_dirty(*regions)
+    if regions:
+        # Widget._set_dirty's own steps, with the content offset read from the style's gutter:
+        # Textual's adds the scrollbars' gutter, which is only on the right and the bottom, by
+        # asking for each scrollbar's size (a few percent of an animation frame's cost)
+        x, y = widget.styles.gutter.top_left
+        moved = [region.translate((x, y)) for region in regions]
+        widget._dirty_regions.update(moved)
+        widget._repaint_regions.update(moved)
+        widget._styles_cache.set_dirty(*moved)
+    else:
+        widget._set_dirty()
     widget.clear_cached_dimensions()
     widget._rich_style_cache.clear()
 
