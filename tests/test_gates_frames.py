@@ -226,6 +226,31 @@ async def test_a_model_switch_repaints_without_laying_the_screen_out(make_app):
             Screen._refresh_layout = original  # type: ignore[method-assign]
 
 
+async def test_a_model_switch_lays_out_the_panel_and_paints_the_result_in_one_update(make_app):
+    # The rows a model shows or hides ask for the panel's layout before the result comes; the
+    # request reached the screen through the rows' and the screen's message queues after the
+    # result was painted, so the panel came in a second update (random, agreement). Now the
+    # screen knows at once: one update per switch, and what it leaves is a paint from scratch.
+    app = make_app("gates")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.until_ready()
+        await paint_now(app, pilot)
+        mirror = ScreenMirror.of_strips(full_render(app), SIZE[0])
+        updates: list = []
+        capture_updates(app, lambda update: (updates.append(update), mirror.apply(update)))
+        spec = app.scene.spec("model")
+        models = [*spec.choices[1:], spec.choices[0]]
+        for visit, model in enumerate(models * 2):
+            updates.clear()
+            app.set_param("model", model)
+            await app.until_ready()
+            await paint_now(app, pilot)
+            await paint_now(app, pilot)
+            # (the first GRU grows the info line once: the whole screen is laid out then)
+            assert visit < len(models) or len(updates) == 1, (model, len(updates))
+            assert mirror.cells == ScreenMirror.of_strips(full_render(app), SIZE[0]).cells, model
+
+
 # --- a parameter change lays the screen out only when something changed size ----------------
 async def test_the_info_line_is_laid_out_again_only_when_its_height_changes(make_app):
     from dataclasses import replace

@@ -18,6 +18,7 @@ from typing import Any
 
 from textual import events
 from textual._compositor import Compositor, MapGeometry
+from textual.widget import Widget
 
 
 def _island(screen: Any) -> Any:
@@ -122,4 +123,46 @@ def relayout_island(screen: Any) -> bool:
             widget.post_message(events.Resize(region_.size, virtual_size, container_size))
     for widget in shown:
         widget.post_message(events.Show())
+    return True
+
+
+def layout_directly(widget: Any) -> bool:
+    """What the hop of ``widget``'s layout request ends in, done now: its ancestors' cached
+    arrangements dropped up to the first whose size does not follow its children
+    (``Widget._check_refresh``), and the screen told that they need a layout
+    (``Screen._on_layout``). A model switch shows and hides parameter rows before its result
+    comes; through the rows' and the screen's message queues the request reached the screen
+    after the result had been painted, and the panel was laid out in a second paint. False
+    (nothing done) where that hop must run: no layout asked, a style refresh or a scroll
+    pending, a widget not on the current screen."""
+    if not widget._layout_required or widget._refresh_styles_required or widget._scroll_required:
+        return False
+    if widget._parent is None or widget._closing or not widget.is_mounted:
+        return False
+    try:
+        screen = widget.screen
+    except Exception:  # no screen: closing
+        return False
+    if not screen.is_current:
+        return False
+    widget._layout_required = False
+    asked = screen._layout_widgets
+    needed = False
+    node = widget
+    for ancestor in widget.ancestors:
+        if not isinstance(ancestor, Widget):
+            break
+        ancestor._clear_arrangement_cache()
+        ancestor._layout_updates += 1
+        if ancestor not in asked:
+            asked[ancestor] = set()
+        if node not in asked:  # Screen._on_layout's own test
+            asked[ancestor].add(node)
+            needed = True
+        if not ancestor.styles.auto_dimensions:
+            break
+        node = ancestor
+    if needed and not screen._layout_required:
+        screen._layout_required = True
+        screen.check_idle()
     return True

@@ -1038,7 +1038,8 @@ def _wake(screen: Any) -> None:
 def paint_pending(app: Any) -> bool:
     """Paint every repaint the shown widgets have asked for, now, in one screen update; False
     (nothing done) if one of them waits for a layout, styles, a scroll or a recompose, or
-    nothing is asked.
+    nothing is asked. A layout the screen already knows of (``compat_layout.layout_directly``)
+    is done first, as the screen's update does it.
 
     Textual paints at the screen's next timer tick, after each widget's refresh has made its
     hop through the widget's message queue (Prompt, Idle, an Update to the screen): a
@@ -1055,6 +1056,8 @@ def paint_pending(app: Any) -> bool:
         return False
     asked = []
     for widget in screen._compositor.visible_widgets:
+        if widget is screen and not (screen._refresh_styles_required or screen._scroll_required):
+            continue  # a layout of the screen is what its update does first
         if _pending(widget):
             return False
         if widget._repaint_required:

@@ -14,6 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from seqviz.scenes.base import ParamSpec, Scene
+from seqviz.ui.compat_layout import layout_directly
 from seqviz.ui.compat_textual import DirectLines, refresh_lines, update_static
 from seqviz.ui.widgets.kept import KeptLines
 
@@ -406,6 +407,10 @@ class ParamPanel(VerticalScroll, can_focus=False):
                     if needed > size.height:
                         line.styles.min_height = needed  # a layout pass
                 line.display = bool(info)
+        # The rows and the line shown or hidden ask the screen for a layout now, not after the
+        # result's paint (through their message queues): one paint shows both.
+        for widget in self.children:
+            layout_directly(widget)
 
     def row(self, name: str) -> ParamRow | TextParam | None:
         for widget in self.children:
