@@ -26,16 +26,22 @@ def test_a_job_done_within_the_wait_is_handed_back_and_not_posted():
     assert posted == []  # the app has it: posting it too would show it twice
 
 
-def test_a_job_slower_than_the_wait_posts_its_result_once_when_done():
-    release = threading.Event()
+def _slow_job():
+    """(job, release, posted, done): a job whose compute waits for ``release``, then returns
+    "late"; what it posts goes to ``posted``, and ``done`` is set then."""
+    release, done = threading.Event(), threading.Event()
     posted: list = []
-    done = threading.Event()
 
     def slow(values):
         release.wait(10.0)
         return "late"
 
     job = ComputeJob(lambda m: (posted.append(m), done.set()), 1, _scene(slow), None, revision=0)
+    return job, release, posted, done
+
+
+def test_a_job_slower_than_the_wait_posts_its_result_once_when_done():
+    job, release, posted, done = _slow_job()
     job.start()
     assert job.wait(0.01) is None  # not done: the app goes on without it
     release.set()
@@ -99,15 +105,7 @@ def test_jobs_one_after_another_run_on_one_kept_thread():
 
 
 def test_a_job_started_while_the_kept_thread_computes_runs_beside_it():
-    release = threading.Event()
-    posted: list = []
-    done = threading.Event()
-
-    def slow(values):
-        release.wait(10.0)
-        return "late"
-
-    first = ComputeJob(lambda m: (posted.append(m), done.set()), 1, _scene(slow), None, revision=0)
+    first, release, posted, done = _slow_job()
     first.start()
     assert first.wait(0.01) is None  # still computing: it posts its message later
     second = ComputeJob(lambda m: None, 2, _scene(lambda values: "quick"), None, revision=0)
