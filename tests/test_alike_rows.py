@@ -18,7 +18,7 @@ def _cells(strips):
     return [[(seg.text, seg.style) for seg in strip] for strip in strips]
 
 
-@pytest.mark.parametrize("size", [(160, 50), (80, 24)])
+@pytest.mark.parametrize("size", [(160, 50), (80, 24), (70, 14)])
 async def test_containers_draw_what_textuals_cache_draws(size):
     app = SeqvizApp(scene="vanishing")
     async with app.run_test(size=size) as pilot:
@@ -26,7 +26,7 @@ async def test_containers_draw_what_textuals_cache_draws(size):
         await pilot.pause()
         widgets = app.screen.walk_children()
         alike = [w for w in widgets if isinstance(w._styles_cache, AlikeRowsCache)]
-        assert {w.id for w in alike} >= {"sidebar", "heat-panel", "grad-panel"}
+        assert {w.id for w in alike} >= {"sidebar", "controls", "heat-panel", "grad-panel"}
         for widget in alike:
             if not widget.display:
                 continue
@@ -55,8 +55,29 @@ async def test_a_panel_with_a_subtitle_and_a_changed_title():
         assert _cells(panel._styles_cache.render_widget(panel, full)) == _cells(
             _textuals(panel, full)
         )
+        panel.styles.border = ("heavy", "red")  # a restyle draws the inner lines anew
+        await pilot.pause()
+        assert _cells(panel._styles_cache.render_widget(panel, full)) == _cells(
+            _textuals(panel, full)
+        )
         # what reaches the screen: the panel's top and bottom lines carry the new texts
         lines = app.screen._compositor.render_strips()
         top, bottom = panel.region.y, panel.region.bottom - 1
         assert "a longer title than before" in lines[top].text
         assert "below" in lines[bottom].text
+
+
+async def test_a_parameter_panel_that_scrolls():
+    app = SeqvizApp(scene="decoding")
+    async with app.run_test(size=(80, 16)) as pilot:
+        await app.until_ready()
+        await pilot.pause()
+        panel = app.query_one("#controls")
+        assert isinstance(panel._styles_cache, AlikeRowsCache)
+        assert panel.show_vertical_scrollbar  # more rows than lines: it scrolls
+        for scroll in (0, 3):
+            panel.scroll_to(y=scroll, animate=False, immediate=True)
+            await pilot.pause()
+            full = Region(0, 0, *panel.size)
+            ours = panel._styles_cache.render_widget(panel, full)
+            assert _cells(ours) == _cells(_textuals(panel, full)), scroll

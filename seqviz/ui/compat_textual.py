@@ -378,6 +378,7 @@ INTERNALS = (
     ("textual._styles_cache.StylesCache", "get_inner_outer"),
     ("textual._styles_cache.StylesCache", "clear"),
     ("textual._styles_cache.StylesCache", "render_line"),
+    ("textual._styles_cache.StylesCache", "set_dirty"),
     ("textual.screen.Screen", "_on_screen_resume"),
     ("textual.screen.Screen", "_screen_resized"),
 )
@@ -386,8 +387,8 @@ INTERNALS = (
 # MessagePump._message_queue, App._batch_count, Screen._compositor, Compositor.visible_widgets,
 # Compositor._dirty_regions, ChopsUpdate.chops/spans/chop_ends (SpanChopsUpdate passes them to its
 # constructor in that order), LayoutUpdate.strips/region, Widget._styles_cache, Style._link_id/_meta
-# (DirectLines; tests/test_frame_cost.py compares it with Textual's own pass); StylesCache._cache
-# and _dirty_lines (AlikeRowsCache; tests/test_alike_rows.py compares it with Textual's own
+# (DirectLines; tests/test_frame_cost.py compares it with Textual's own pass); StylesCache's
+# render_line arguments (AlikeRowsCache; tests/test_alike_rows.py compares it with Textual's own
 # cache); Strip.divide caching
 # ``[self]`` (install_strip_fix; test_compat.py); Strip._crop_cache, Strip._render_cache and
 # Strip._segments, Style._link (render_strip; test_compat.py) and rich's Console._color_system
@@ -930,15 +931,27 @@ class AlikeRowsCache(StylesCache):
     """The styles cache (``Widget._styles_cache``) of a container that draws nothing of its own:
     its inner lines (between the first and the last, with no vertical padding) are all alike,
     the border's two sides and blank between, so one is drawn and the others are that line.
-    Textual styles each of them anew: the first frame drew 86 such lines for the vanishing
-    view's four panels and 45 for the sidebar, about a fifth of its rendering."""
+    Textual styles each of them anew (it reuses only a padding line): the first frame drew 86
+    such lines for the vanishing view's four panels, 45 for the sidebar and 31 below the
+    parameter rows, about a fifth of its rendering. Any stale line or a restyle (``clear``, also
+    on a new width) draws the inner line anew."""
+
+    _inner: Strip | None = None
+
+    def clear(self) -> None:
+        super().clear()
+        self._inner = None
+
+    def set_dirty(self, *regions: Region) -> None:
+        super().set_dirty(*regions)
+        self._inner = None
 
     def render_line(self, styles: Any, y: int, size: Size, *rest: Any) -> Strip:
         padding = rest[1]  # after content_size
-        if 1 < y < size.height - 1 and not (padding.top or padding.bottom):
-            line = self._cache.get(1)
-            if line is not None and 1 not in self._dirty_lines:
-                return line
+        if 0 < y < size.height - 1 and not (padding.top or padding.bottom):
+            if self._inner is None:
+                self._inner = super().render_line(styles, y, size, *rest)
+            return self._inner
         return super().render_line(styles, y, size, *rest)
 
 

@@ -15,7 +15,7 @@ from textual.widgets import Input, Static
 
 from seqviz.scenes.base import ParamSpec, Scene
 from seqviz.ui.compat_layout import layout_directly
-from seqviz.ui.compat_textual import DirectLines, refresh_lines, update_static
+from seqviz.ui.compat_textual import DirectLines, alike_rows, refresh_lines, update_static
 from seqviz.ui.widgets.kept import KeptLines
 
 
@@ -332,6 +332,7 @@ class ParamPanel(VerticalScroll, can_focus=False):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        alike_rows(self)  # blank below its rows: one line drawn and repeated
         self.scene: Scene | None = None
         # Edits left in text fields of scenes not shown, by (scene, parameter): put back when
         # the scene is shown again.
