@@ -347,3 +347,43 @@ async def test_the_scene_tabs_and_the_footer_are_not_restyled_before_the_first_f
         app.set_scene("memory")  # a switch still moves the active tab
         await app.until_ready()
         assert app.query_one(SceneTabs).active == "memory"
+
+
+async def test_a_first_result_slower_than_the_hold_shows_the_notice_until_it_comes(
+    make_app, launched, monkeypatch
+):
+    """The notice above the empty view is made only when the hold runs out without a result
+    (a first result in time, as in almost every launch, never needs it)."""
+    import threading
+
+    from seqviz.scenes.base import Scene
+    from seqviz.ui import app as app_module
+    from seqviz.ui.kernel_status import FIRST_RESULT
+
+    gate = threading.Event()
+    results = Scene.results
+
+    def slow_results(self: Any, values: Any, control: Any = None) -> Any:
+        gate.wait(30)
+        yield from results(self, values, control)
+
+    monkeypatch.setattr(app_module, "FIRST_FRAME_HOLD", 0.05)
+    monkeypatch.setattr(Scene, "results", slow_results)
+    app = make_app("vanishing", **launched)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if app._held is None:
+                break
+        notice = app.query_one("#notice")
+        assert notice.display and FIRST_RESULT in str(notice.render())
+        assert any(FIRST_RESULT[:40] in strip.text for strip in full_render(app))  # on screen
+        assert app.result is None
+        gate.set()
+        await app.until_ready()
+        await pilot.pause()
+        assert not notice.display
+        assert not app.query("#banner")  # the banner is made by the first caption only
+        app.set_banner("a caption")
+        await pilot.pause()
+        assert app.query_one("#banner").display

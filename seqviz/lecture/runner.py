@@ -49,12 +49,12 @@ class DemoApp(SeqvizApp):
         self.large_captions = large_captions
 
     async def on_mount(self) -> None:  # the app's own on_mount (async) runs too
-        self.query_one("#banner").set_class(self.large_captions, "-large")
+        self.banner.set_class(self.large_captions, "-large")
 
     def action_toggle_large_captions(self) -> None:
         """Presenter style: a roomier, high-contrast caption banner (and back)."""
         self.large_captions = not self.large_captions
-        self.query_one("#banner").set_class(self.large_captions, "-large")
+        self.banner.set_class(self.large_captions, "-large")
 
     @property
     def current(self) -> Any:
@@ -200,7 +200,7 @@ def _lines_without_banner(app: Any) -> list[str]:
     from seqviz.ui.export import screen_text
 
     lines = screen_text(app).splitlines()
-    banner = app.query_one("#banner").region
+    banner = app.banner.region
     hidden = set(range(banner.y, banner.y + banner.height))
     return [normalize(line) for i, line in enumerate(lines) if i not in hidden]
 

@@ -169,6 +169,10 @@ class SeqvizApp(App[None]):
         self._held: Timer | None = None  # the first frame waits for the first result
         self._on_first_frame: list[Callable[[], Any]] = []
         self._settling: asyncio.Task[None] | None = None  # the first frame waits for the app
+        # Made when first needed (most launches never show them): the line above an empty view
+        # while the first result is not in, and the caption banner of lecture mode.
+        self._notice: Static | None = None
+        self._banner: Static | None = None
         if warm_kernels:
             self._kernel_status = KernelStatus(self)
         self._probe = launch_probe()  # `seqviz bench --ui` timing this launch, else None
@@ -186,11 +190,8 @@ class SeqvizApp(App[None]):
                 yield ParamPanel(id="controls")
                 yield Static("", id="scene-info")
             with Vertical(id="main"):
-                notice = self._kernel_status.notice() if self._kernel_status else COMPILING
-                yield Static(notice, id="notice")
-                yield Vertical(id="view-slot")
-        yield Static("", id="banner")
-        yield StatusLine("", id="status")
+                yield Vertical(id="view-slot")  # #notice goes above it while it is needed
+        yield StatusLine("", id="status")  # #banner goes above it once a caption is set
         footer = FittingFooter()
         footer.waits_for_focus = True  # the first parameter row takes the focus as it mounts
         yield footer
@@ -211,7 +212,18 @@ class SeqvizApp(App[None]):
         """Paint nothing until the first result is in (at most FIRST_FRAME_HOLD seconds): the
         screen is drawn once, with the result, instead of empty and then again."""
         self._begin_batch()
-        self._held = self.set_timer(FIRST_FRAME_HOLD, self._release_first_frame)
+        self._held = self.set_timer(FIRST_FRAME_HOLD, self._hold_ran_out)
+
+    async def _hold_ran_out(self) -> None:
+        """No first result within FIRST_FRAME_HOLD: paint, with the notice saying why the
+        view is empty."""
+        if self._held is not None and not self._compiled and self.screen_stack:
+            self._notice = Static(self._notice_text(), id="notice")
+            await self.screen_stack[0].query_one("#main").mount(self._notice, before=0)
+        self._release_first_frame()
+
+    def _notice_text(self) -> str:
+        return self._kernel_status.notice() if self._kernel_status else COMPILING
 
     def after_first_frame(self, callback: Callable[[], Any]) -> None:
         """Call ``callback`` when the first frame goes to the screen (with the first result, or
@@ -253,8 +265,8 @@ class SeqvizApp(App[None]):
 
     def refresh_kernel_status(self) -> None:
         """The background warm-up moved on (compiling, loading, switched): say so."""
-        if self._kernel_status is not None and not self._compiled:
-            self.query_one("#notice", Static).update(self._kernel_status.notice())
+        if self._notice is not None and not self._compiled:
+            self._notice.update(self._notice_text())
         self._update_status()
         if self._probe is not None:
             self._probe.kernels(backend.phase()[0])
@@ -471,9 +483,20 @@ class SeqvizApp(App[None]):
     def set_banner(self, text: str | Text | None) -> None:
         """A caption line above the status line (lecture mode); None or "" hides it. A str is
         shown as written (not read as markup: a caption may hold brackets)."""
-        banner = self.query_one("#banner", Static)
+        banner = self.banner if text else self._banner
+        if banner is None:
+            return  # nothing to hide
         banner.update(Text(text) if isinstance(text, str) else (text or ""))
         banner.display = bool(text)
+
+    @property
+    def banner(self) -> Static:
+        """The caption banner (#banner), mounted above the status line when first asked for."""
+        if self._banner is None:
+            self._banner = Static("", id="banner")
+            screen = self.screen_stack[0]
+            screen.mount(self._banner, before=screen.query_one("#status"))
+        return self._banner
 
     def focus_param(self, name: str) -> None:
         self.scene.spec(name)
@@ -633,7 +656,8 @@ class SeqvizApp(App[None]):
         self._error = message.error
         self._failed_generation = message.generation  # ended: not "computing…" any more
         self._compiled = True
-        self.query_one("#notice", Static).display = False
+        if self._notice is not None:
+            self._notice.display = False
         self._result_ready.set()
         self._update_status()
         self._release_first_frame()
@@ -650,7 +674,8 @@ class SeqvizApp(App[None]):
         self._error = ""
         if not self._compiled:
             self._compiled = True
-            self.query_one("#notice", Static).display = False
+            if self._notice is not None:
+                self._notice.display = False
             if self._kernel_status is not None:
                 self.call_after_refresh(self._kernel_status.first_paint)
         self.playback.set_frames(self.scene.frames(message.result))

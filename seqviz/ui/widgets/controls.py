@@ -356,7 +356,8 @@ class ParamPanel(VerticalScroll, can_focus=False):
                 row = ParamRow(spec, value)
             row.scene_name = scene.name
             rows.append(row)
-        rows.append(InfoLine("", classes="param-info"))
+        if scene.info is not None:  # only a scene that has an info line gets one
+            rows.append(InfoLine("", classes="param-info"))
         await self.mount_all(rows)
         self.show_values(values)
 
