@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 from types import SimpleNamespace
 
+import pytest
+
 from seqviz.ui.compute_job import ComputeJob
 from seqviz.ui.messages import ComputeFailed, TraceReady
 
@@ -141,4 +143,26 @@ def test_a_stopped_kept_thread_ends_after_its_job_and_a_new_one_starts():
     again = ComputeJob(lambda m: None, 2, _scene(lambda values: "new"), None, revision=0)
     again.start()
     assert again.wait(10.0).result == "new" and KEPT.thread not in (None, thread)
+    KEPT.stop()
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_kept_thread_ended_by_an_escaping_exception_is_replaced():
+    # An exception the job does not catch (KeyboardInterrupt) ends the kept thread; the next
+    # job must not be handed to its queue, where nobody would take it.
+    from seqviz.ui.compute_job import KEPT
+
+    KEPT.stop()
+
+    def escape(idle):
+        raise KeyboardInterrupt
+
+    assert KEPT.offer(escape)
+    dead = KEPT.thread
+    assert dead is not None
+    dead.join(10.0)
+    assert not dead.is_alive()
+    job = ComputeJob(lambda m: None, 4, _scene(lambda values: "after"), None, revision=0)
+    job.start()
+    assert job.wait(10.0).result == "after" and KEPT.thread is not dead
     KEPT.stop()

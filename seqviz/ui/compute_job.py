@@ -94,7 +94,7 @@ class KeptThread:
             if self._busy:
                 return False
             self._busy = True
-            if self._thread is None:
+            if self._thread is None or not self._thread.is_alive():  # none yet, or it died
                 self._jobs = queue.SimpleQueue()  # its own: a stopped thread may still take one
                 self._thread = threading.Thread(target=self._serve, args=(self._jobs,),
                                                 name="seqviz-compute", daemon=True)  # fmt: skip
