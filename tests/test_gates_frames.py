@@ -119,13 +119,19 @@ async def test_a_model_switch_mid_animation_repaints_every_changed_cell(make_app
             assert mirror.cells == scratch.cells, model
         values, frame = asdict(app.values), app.frame
     # the app's own caches drew both of those: a fresh app at the same frame must agree
+    assert mirror.cells == (await _fresh_at(make_app, values, frame))[0]
+
+
+async def _fresh_at(make_app, values: dict, frame: int) -> tuple[list, tuple]:
+    """The cells a fresh gates app with ``values`` paints at ``frame``, and its view's region."""
     fresh = make_app("gates", values)
     async with fresh.run_test(size=SIZE) as pilot:
         await fresh.until_ready()
         await pilot.pause()
         fresh.seek(frame)
         await paint_now(fresh, pilot)
-        assert mirror.cells == ScreenMirror.of_strips(full_render(fresh), SIZE[0]).cells
+        cells = ScreenMirror.of_strips(full_render(fresh), SIZE[0]).cells
+        return cells, tuple(fresh.query_one(GatesView).region)
 
 
 async def test_a_switch_to_a_text_of_another_length_draws_the_new_frame_once(make_app):
@@ -170,17 +176,10 @@ async def test_a_switch_to_a_text_of_another_length_draws_the_new_frame_once(mak
         finally:
             GatesView._readout = original  # type: ignore[method-assign]
     for values, frame, cells in shown[-2:]:
-        fresh = make_app("gates", values)
-        async with fresh.run_test(size=SIZE) as pilot:
-            await fresh.until_ready()
-            await pilot.pause()
-            fresh.seek(frame)
-            await paint_now(fresh, pilot)
-            scratch = ScreenMirror.of_strips(full_render(fresh), SIZE[0]).cells
-            x, y, width, height = fresh.query_one(GatesView).region
-            assert [r[x : x + width] for r in cells[y : y + height]] == [
-                r[x : x + width] for r in scratch[y : y + height]
-            ], values["model"]
+        scratch, (x, y, width, height) = await _fresh_at(make_app, values, frame)
+        assert [r[x : x + width] for r in cells[y : y + height]] == [
+            r[x : x + width] for r in scratch[y : y + height]
+        ], values["model"]
 
 
 async def test_a_model_switch_repaints_without_laying_the_screen_out(make_app):
