@@ -64,19 +64,31 @@ def is_sorted(x: np.ndarray) -> bool:
     return bool(np.all(x[1:] >= x[:-1])) and not bool(np.isnan(x[:1]).any())
 
 
-class _Line:
-    """One line series' x bins for a reveal: its inside points are ``a`` .. ``a + n`` of it; per
-    point the bin it falls in; per bin its first point, pixel column and pixel row (of the mean
-    of all its points: -1 if none is drawable)."""
+class _Part:
+    """One series of a reveal: its x (sorted), and its points inside the x limits, ``a`` ..
+    ``a + n`` of it (a run: x is sorted)."""
 
-    def __init__(self, s: Series, pw: int, lo: float, hi: float, log_y: bool, rows: Rows,
-                 ph: int) -> None:  # fmt: skip
+    def __init__(self, s: Series, lo: float, hi: float) -> None:
         x = np.asarray(s.x, dtype=float)
         self.x = x.tolist()
         inside = np.flatnonzero(np.isfinite(x) & (x >= lo) & (x <= hi))
         self.a = int(inside[0]) if inside.size else 0
+        self.n = inside.size
+
+    def shown(self, edge: float) -> int:
+        """Inside points left of x ``edge``."""
+        return min(max(bisect_left(self.x, edge) - self.a, 0), self.n)
+
+
+class _Line(_Part):
+    """One line series' x bins for a reveal: per inside point the bin it falls in; per bin its
+    first point, pixel column and pixel row (of the mean of all its points: -1 if none is
+    drawable)."""
+
+    def __init__(self, s: Series, pw: int, lo: float, hi: float, log_y: bool, rows: Rows,
+                 ph: int) -> None:  # fmt: skip
+        super().__init__(s, lo, hi)
         col, t = columns(s, pw, lo, hi, log_y)  # (n,) the inside points, in order (x sorted)
-        self.n = col.size
         good = np.isfinite(t)
         starts = np.flatnonzero(np.diff(col, prepend=-1))  # (bins,) first point of each bin
         bin_of = np.cumsum(np.diff(col, prepend=-1) != 0) - 1  # (n,)
@@ -92,10 +104,6 @@ class _Line:
         self.t, self.good = t, good
         self._rows, self._ph = rows, ph
         self.pieces: dict[tuple[int, int], list[tuple[tuple[int, int], int]]] = {}  # Reveal._piece
-
-    def shown(self, edge: float) -> int:
-        """Inside points left of x ``edge``."""
-        return min(max(bisect_left(self.x, edge) - self.a, 0), self.n)
 
     def kept(self, m: int) -> int:
         """Bins final with ``m`` inside points shown: all but the last."""
@@ -117,24 +125,17 @@ class _Line:
         return int(self._rows(np.array([total / count]), np.array([True]), self._ph)[0])
 
 
-class _Marks:
+class _Marks(_Part):
     """One marker series' points for a reveal: per inside point the cell it lands in (None if
     it cannot be drawn)."""
 
     def __init__(self, s: Series, pw: int, lo: float, hi: float, log_y: bool, rows: Rows,
                  ph: int, cell_h: int) -> None:  # fmt: skip
-        x = np.asarray(s.x, dtype=float)
-        self.x = x.tolist()
-        inside = np.flatnonzero(np.isfinite(x) & (x >= lo) & (x <= hi))
-        self.a = int(inside[0]) if inside.size else 0
+        super().__init__(s, lo, hi)
         col, t = columns(s, pw, lo, hi, log_y)
         row = rows(t, np.isfinite(t), ph)
-        self.n = col.size
         self.cells = [(r // cell_h, c // 2) if r >= 0 else None
                       for r, c in zip(row.tolist(), col.tolist(), strict=True)]  # fmt: skip
-
-    def shown(self, edge: float) -> int:
-        return min(max(bisect_left(self.x, edge) - self.a, 0), self.n)
 
     def kept(self, m: int) -> int:
         """Points final with ``m`` shown: all."""
