@@ -57,7 +57,7 @@ from seqviz.ui.launch_probe import launch_probe
 from seqviz.ui.messages import ComputeFailed, TraceReady
 from seqviz.ui.playback import Playback, check_speed
 from seqviz.ui.status import StatusLine, param_hint, play_state, status_text
-from seqviz.ui.views.base import SceneView
+from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.controls import ParamChanged, ParamFocused, ParamPanel, ParamRow
 from seqviz.ui.widgets.footer import FittingFooter
 from seqviz.ui.widgets.scenebar import SceneBar, SceneTabs
@@ -331,6 +331,9 @@ class SeqvizApp(App[None]):
         # One call: each class change restyles every widget on the screen (~0.1 s at 160x50).
         tiny = width < 60 or height < 16
         self.screen_stack[0].update_classes({"-compact": compact, "-tiny": tiny})
+        if compact:  # the panels' short captions are made when first shown
+            for panel in self.screen_stack[0].query(Panel):
+                panel.show_short()
         try:
             self.query_one(SceneBar).set_short(width < 100)
         except Exception:
@@ -860,8 +863,6 @@ class SeqvizApp(App[None]):
 
     def action_maximize_panel(self) -> None:
         """Fill the screen with one panel (the one under the mouse, else the first), or restore."""
-        from seqviz.ui.views.base import Panel
-
         screen = self.screen
         if screen.maximized is not None:
             screen.minimize()

@@ -132,31 +132,58 @@ class Panel(KeptLines, Vertical):
         self.border_title = title
         self._caption = caption
         self._short = caption if short is None else short
+        # The short caption shows only on a compact screen (app.tcss): it is made when the
+        # screen is compact (at compose, or ``show_short`` when it becomes so), not hidden
+        # from the start. Until then its reserve and inline display are kept here.
+        self._short_caption: Caption | None = None
+        self._short_reserve: tuple[str, ...] = ()
+        self._short_display: str | None = None if self._short else "none"
 
     def compose(self) -> ComposeResult:
         yield Caption(self._caption, classes="caption caption-long")
-        short = Caption(self._short, classes="caption caption-short")
-        self._hide_if_empty(short, self._short)
-        yield short
+        if self.screen.has_class("-compact"):
+            yield self._make_short()
 
-    @staticmethod
-    def _hide_if_empty(widget: Static, text: str) -> None:
-        # Inline, to win over the compact rule that shows short captions; cleared otherwise so
-        # that the size rules decide again.
-        if text:
-            widget.styles.clear_rule("display")
+    def _make_short(self) -> Caption:
+        short = self._short_caption = Caption(self._short, classes="caption caption-short")
+        self._set_short_display(self._short_display)
+        if self._short_reserve:
+            short.reserve(self._short_reserve)
+        return short
+
+    def show_short(self) -> None:
+        """The screen became compact: the short caption is made now (after the long one)."""
+        if self._short_caption is None and self.is_mounted:
+            self.mount(self._make_short(), after=self._long_caption())
+
+    @property
+    def short_text(self) -> str:
+        """What the short caption shows (on a compact screen)."""
+        return self._short
+
+    def set_short_display(self, display: str | None) -> None:
+        """Hide (``"none"``) the short caption or let the size rules decide (None), inline: a
+        view's own choice, which wins over app.tcss's compact rule."""
+        self._set_short_display(display)
+
+    def _set_short_display(self, display: str | None) -> None:
+        self._short_display = display
+        short = self._short_caption
+        if short is None:
+            return
+        if display is None:  # cleared: the size rules decide again
+            short.styles.clear_rule("display")
         else:
-            widget.styles.display = "none"
+            short.styles.display = display  # type: ignore[assignment]
 
     def kept_key(self) -> Hashable:
         return (self._border_title, self._border_subtitle)
 
-    def _captions(self) -> tuple[Caption, Caption]:
-        """(long, short) caption, looked up once (a view sets six panels' with each result)."""
-        found = self.__dict__.get("_caption_widgets")
+    def _long_caption(self) -> Caption:
+        """The long caption, looked up once (a view sets six panels' with each result)."""
+        found = self.__dict__.get("_long_widget")
         if found is None:
-            found = self._caption_widgets = (self.query_one(".caption-long", Caption),
-                                             self.query_one(".caption-short", Caption))  # fmt: skip
+            found = self._long_widget = self.query_one(".caption-long", Caption)
         return found
 
     def set_caption(self, text: str, short: str | None = None) -> None:
@@ -164,17 +191,20 @@ class Panel(KeptLines, Vertical):
         if (text, short) == (self._caption, self._short):
             return  # an update is a layout pass of the whole screen
         self._caption, self._short = text, short
-        long_caption, short_caption = self._captions()
-        long_caption.show(text)
-        short_caption.show(short)
-        self._hide_if_empty(short_caption, short)
+        self._long_caption().show(text)
+        if self._short_caption is not None:
+            self._short_caption.show(short)
+        # Inline, to win over the compact rule that shows short captions; cleared otherwise
+        # so that the size rules decide again.
+        self._set_short_display(None if short else "none")
 
     def reserve_captions(self, long: tuple[str, ...], short: tuple[str, ...]) -> None:
         """The captions this panel will show: it keeps the height of the tallest, so that a
         change among them needs no layout pass (e.g. a view switching between two models)."""
-        long_caption, short_caption = self._captions()
-        long_caption.reserve(long)
-        short_caption.reserve(short)
+        self._long_caption().reserve(long)
+        self._short_reserve = short
+        if self._short_caption is not None:
+            self._short_caption.reserve(short)
 
 
 class SceneView(Vertical):

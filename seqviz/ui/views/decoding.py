@@ -279,7 +279,7 @@ class DecodingView(SceneView):
 
     def on_mount(self) -> None:
         # The comparison is self-explanatory in two lines; on small screens it gets no caption.
-        self.query_one("#cmp-panel .caption-short").styles.display = "none"
+        self.query_one("#cmp-panel", Panel).set_short_display("none")
         self.query_one(BeamTree).focus()
 
     def action_toggle_ranking(self) -> None:
@@ -304,8 +304,9 @@ class DecodingView(SceneView):
         self.set_class(event.size.height < 24, "-short")
         # With the summary line shown it says what the cut lines leave: its row goes to a bar.
         # (Inline, as the app's stylesheet outranks this view's.)
-        short_caption = self.query_one("#dist-panel > .caption-short")
-        short_caption.styles.display = None if self.has_class("-short") else "none"
+        self.query_one("#dist-panel", Panel).set_short_display(
+            None if self.has_class("-short") else "none"
+        )
 
     # --- the app's interface -------------------------------------------------------------------
     def show_result(self, result: Any) -> None:
