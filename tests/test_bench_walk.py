@@ -85,3 +85,30 @@ async def test_forgetting_leaves_nothing_kept_and_the_screen_unchanged(
             widget.refresh()
         await pilot.pause()
         assert full_render(app) == before
+
+
+async def test_changes_are_timed_from_the_last_frame_whatever_frame_the_scene_stood_at(
+    make_app,
+):
+    # The frame-rate stage leaves a scene mid-animation; a change timed there redraws half the
+    # maps. The bench times every change from the last frame, as a user who watched it end.
+    from seqviz.ui.bench import _Frames, _latency
+
+    app = make_app("vanishing")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.until_ready()
+        app.seek(app.n_frames // 2)
+        await pilot.pause()
+        assert 0 < app.frame < app.n_frames
+        seen: list[tuple[int, int]] = []
+        set_param = app.set_param
+
+        def recorded(name, value):
+            seen.append((app.frame, app.n_frames))
+            set_param(name, value)
+
+        app.set_param = recorded
+        result = await _latency(_Frames(app, pilot), "vanishing", changes=3)
+        assert result is not None and result["changes"] == 3
+        assert len(seen) == 4  # three timed changes, then back to the base value
+        assert all(frame == n for frame, n in seen[:3]), seen
