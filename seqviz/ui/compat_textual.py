@@ -747,6 +747,15 @@ def _widened(strips: list[Strip], left: int, right: int) -> list[Strip]:
             for strip in strips]  # fmt: skip
 
 
+def _in_dom(widget: Any) -> bool:
+    """Whether ``widget`` is still linked to the app through its parents (not removed)."""
+    node = widget
+    while (node := node._parent) is not None:
+        if node.is_dom_root:
+            return True
+    return False
+
+
 class RegionCompositor(Compositor):
     """Textual's compositor, but a partial update renders only the widgets that a changed region
     touches, and only their changed lines; a full update renders only the lines of each widget
@@ -826,6 +835,18 @@ class RegionCompositor(Compositor):
                     continue
             crop_region = Region(x - region.x, y - region.y, width, height)
             yield region, clip.intersection(band), widget.render_lines(crop_region)
+
+    def render_strips(self, size: Any = None) -> list[Strip]:
+        """The whole screen from its last layout (a screen under another is drawn this way as
+        the top one's background, and screenshots). A screen under another is laid out again
+        only when it is on top: a widget removed since (a scene switch queued behind the key
+        that opened help or the palette) is still in its map, and drawing it asked for a
+        screen it no longer has (NoScreen ended the app, 10,000-key test). It is left out."""
+        visible = self.visible_widgets
+        attached = {w: at for w, at in visible.items() if _in_dom(w)}
+        if len(attached) != len(visible):
+            self._visible_widgets = attached  # until the next layout makes the map anew
+        return super().render_strips(size)  # type: ignore[no-any-return]
 
     def _render_chops(self, crop: Any, is_rendered_line: Any) -> Any:
         chops = super()._render_chops(crop, is_rendered_line)
