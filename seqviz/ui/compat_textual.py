@@ -748,7 +748,10 @@ def _widened(strips: list[Strip], left: int, right: int) -> list[Strip]:
 
 
 def _in_dom(widget: Any) -> bool:
-    """Whether ``widget`` is still linked to the app through its parents (not removed)."""
+    """Whether ``widget`` is still linked to the app through its parents (not removed).
+    Textual's ``is_attached`` walks the same way but says False for every widget once the app
+    is exiting: a screen rendered then (``full_render`` after a test's app has stopped) would
+    come out blank."""
     node = widget
     while (node := node._parent) is not None:
         if node.is_dom_root:
