@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from seqviz.core import Params, forward, trace
+from seqviz.core.reference import rnn_grad_norms
 
 LESSON_RHOS = (0.8, 1.0, 1.2)
 
@@ -128,25 +129,38 @@ def vanishing_row(
     input_scale: float = 0.5,
     draw: int = 0,
     traces: tuple[Any, Any] | None = None,
+    *,
+    norms_only: bool = False,
 ) -> VanishingRow:
     """One row of ``vanishing``: lesson_rnn(rho, ..., draw) run as tanh and as linear.
     ``traces``: the (tanh, linear) traces of exactly that network and input, if the caller has
-    them already (the scene's default run is the lesson's middle row)."""
+    them already (the scene's default run is the lesson's middle row). ``norms_only``: run the
+    backward pass for dL/dh alone (reference.rnn_grad_norms, no parameter gradients), about a
+    fifth of two traces' work, and do not look for where a run overflowed (``overflow`` None):
+    the app's lesson table, whose rows are fixed and finite."""
     if traces is None:
         p, x = lesson_rnn(rho, hidden, steps, seed, input_scale, "tanh", draw=draw)
-        traces = (trace(p, x), trace(p.replace(nonlinearity="linear"), x))
+        linear = p.replace(nonlinearity="linear")
+        if norms_only:
+            return _row(rho, steps, rnn_grad_norms(p, x), rnn_grad_norms(linear, x), None)
+        traces = (trace(p, x), trace(linear, x))
     tr, lin = traces
-    ks = default_ks(steps) if steps > 1 else (0,)
-    norms = tr.grad_norms()
     problems = [f"{name}: {o.describe()}" for name, o in
                 (("tanh", tr.overflow), ("linear", lin.overflow)) if o is not None]  # fmt: skip
+    return _row(rho, steps, tr.grad_norms(), lin.grad_norms(), "; ".join(problems) or None)
+
+
+def _row(
+    rho: float, steps: int, norms: np.ndarray, linear: np.ndarray, overflow: str | None
+) -> VanishingRow:
+    ks = default_ks(steps) if steps > 1 else (0,)
     return VanishingRow(
         rho=float(rho),
         ks=ks,
         norms=tuple(float(norms[k]) for k in ks),
-        linear_norm=float(lin.grad_norms()[steps - 1]),
+        linear_norm=float(linear[steps - 1]),
         grad_norms=tuple(float(v) for v in norms),
-        overflow="; ".join(problems) or None,
+        overflow=overflow,
     )
 
 

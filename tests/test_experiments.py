@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 from seqviz.core import trace
-from seqviz.experiments import lesson_rnn, lesson_spectrum, memory, vanishing
+from seqviz.experiments import (
+    lesson_rnn,
+    lesson_spectrum,
+    memory,
+    vanishing,
+    vanishing_row,
+)
 
 # Acceptance data: the numbers the lesson's code prints (lesson 002).
 LESSON_VANISHING = {
@@ -32,6 +38,23 @@ def test_vanishing_reproduces_the_lesson():
         assert f"{row.linear_norm:.1e}" == linear
         assert row.overflow is None
         assert len(row.grad_norms) == 60 and row.grad_norms[0] == pytest.approx(1.0)
+
+
+def test_a_row_from_the_gradient_norms_alone_is_the_row_from_whole_traces():
+    """A row from the dL/dh recursion alone (the app's lesson table) against one that traces
+    both networks: the lesson's rows, and a smaller network that does not start at draw 0."""
+    other = {"hidden": 9, "steps": 25, "seed": 3, "input_scale": 1.5, "draw": 1}
+    for rho, kwargs in [(0.8, {}), (1.0, {"draw": 1}), (1.2, {"draw": 2}), (1.7, other)]:
+        fast = vanishing_row(rho, **kwargs, norms_only=True)
+        full = vanishing_row(rho, **kwargs)
+        assert (fast.rho, fast.ks, fast.overflow) == (full.rho, full.ks, full.overflow)
+        np.testing.assert_allclose(fast.grad_norms, full.grad_norms, rtol=1e-12, atol=0)
+        np.testing.assert_allclose(fast.norms, full.norms, rtol=1e-12, atol=0)
+        assert fast.linear_norm == pytest.approx(full.linear_norm, rel=1e-12, abs=0)
+        if rho in LESSON_VANISHING:
+            norms, linear = LESSON_VANISHING[rho]
+            assert [f"{v:.1e}" for v in fast.norms] == norms
+            assert f"{fast.linear_norm:.1e}" == linear
 
 
 def test_memory_reproduces_the_lesson():

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from core_cases import CASES, IDS, make_case
 
-from seqviz.core import forward, trace
-from seqviz.core.reference import reference_trace
+from seqviz.core import forward, reference_kernels, trace
+from seqviz.core.reference import reference_trace, rnn_grad_norms
 
 FIELDS = (
     "h", "c", "gates", "grad_h", "grad_c", "grad_weight_ih", "grad_weight_hh", "grad_bias_ih",
@@ -120,3 +120,27 @@ def test_reference_and_trace_share_the_default_loss(cell, nl, variant):
     # and that default is the one documented: dL/dh_T = 1/sqrt(d) when nothing follows
     explicit = trace(p, x, h0, c0, grad_hT=np.full(d, 1 / np.sqrt(d)))
     np.testing.assert_allclose(explicit.grad_h, tr.grad_h, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("backend", ["numba", "reference"])
+@pytest.mark.parametrize("nl", ["tanh", "relu", "linear"])
+def test_rnn_grad_norms_are_the_norms_of_a_whole_trace(nl, backend, monkeypatch):
+    """The dL/dh recursion alone gives trace(p, x).grad_norms(), with biases and an input size
+    other than the hidden size; to 1e-12 of the kernels, and exactly the reference's numbers."""
+    if backend == "reference":
+        monkeypatch.setattr("seqviz.core.api.kernels", lambda: reference_kernels)
+    for d, T, seed in [(4, 6, 0), (7, 13, 1), (1, 1, 2)]:
+        p, x, _, _, _, _ = make_case("rnn", nl, "textbook", d=d, T=T, seed=seed)
+        want = trace(p, x).grad_norms()
+        got = rnn_grad_norms(p, x)
+        assert got.shape == (T,)
+        if backend == "reference":
+            np.testing.assert_array_equal(got, want)
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+
+
+def test_rnn_grad_norms_take_only_an_rnn():
+    p, x, _, _, _, _ = make_case("lstm", "tanh", "textbook")
+    with pytest.raises(ValueError, match="takes an rnn cell, not lstm"):
+        rnn_grad_norms(p, x)

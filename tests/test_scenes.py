@@ -100,32 +100,42 @@ def test_vanishing_defaults_show_the_lessons_numbers():
 
 
 @pytest.mark.parametrize(
-    "settings, traces",
-    [({}, 6), ({"rho": 1.2, "draw": 3}, 6), ({"rho": 1.05}, 8), ({"seed": 1}, 8)],
+    "settings, norms_only",
+    [({}, 4), ({"rho": 1.2, "draw": 3}, 4), ({"rho": 1.05}, 6), ({"seed": 1}, 6)],
 )
 def test_vanishing_reuses_its_run_when_it_is_a_row_of_the_lessons_table(
-    monkeypatch, settings, traces
+    monkeypatch, settings, norms_only
 ):
     """The launch's first result (issue 16): the defaults are the table's middle row, so that
-    network is run once, not twice. The table is the same either way."""
+    network is run once, not twice, and the table's other rows run the backward pass for the
+    gradient norms alone, not whole traces. The table is the same either way (to 1e-12)."""
     from seqviz import experiments, scenes
     from seqviz.core import trace
+    from seqviz.core.reference import rnn_grad_norms
 
     vanishing = scenes.get_scene("vanishing")
     module = __import__("seqviz.scenes.vanishing", fromlist=["_lesson"])
-    ran: list[int] = []
+    ran: list[str] = []
 
-    def counting(*args, **kwargs):
-        ran.append(1)
-        return trace(*args, **kwargs)
+    def counting(function, name):
+        def call(*args, **kwargs):
+            ran.append(name)
+            return function(*args, **kwargs)
+
+        return call
 
     monkeypatch.setattr(module, "_lesson", [])  # as in a new process: the table not made yet
-    monkeypatch.setattr(experiments, "trace", counting)
-    monkeypatch.setattr("seqviz.core.trace", counting)
+    monkeypatch.setattr(experiments, "trace", counting(trace, "trace"))
+    monkeypatch.setattr("seqviz.core.trace", counting(trace, "trace"))
+    monkeypatch.setattr(experiments, "rnn_grad_norms", counting(rnn_grad_norms, "norms"))
     r = vanishing.compute(vanishing.make(settings))
-    assert len(ran) == traces
+    assert (ran.count("trace"), ran.count("norms")) == (2, norms_only)
+    monkeypatch.undo()
     table = experiments.vanishing()
-    assert r.lesson == tuple((row.rho, tuple(row.norms), row.linear_norm) for row in table.rows)
+    assert [row[0] for row in r.lesson] == [row.rho for row in table.rows]
+    for got, row in zip(r.lesson, table.rows, strict=True):
+        np.testing.assert_allclose(got[1], row.norms, rtol=1e-12, atol=0)
+        assert got[2] == pytest.approx(row.linear_norm, rel=1e-12, abs=0)
 
 
 def test_vanishing_rho_rescales_the_same_draw():

@@ -5,6 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from seqviz.core.params import Params
+from seqviz.core.trace import row_norms
+
+# An RNN's activation, and its derivative written in terms of the activation's output h.
+_ACTIVATIONS = {"tanh": np.tanh, "relu": lambda v: np.maximum(v, 0.0), "linear": lambda v: v}
+_DERIVATIVES = {
+    "tanh": lambda h: 1 - h**2, "relu": lambda h: (h > 0) * 1.0, "linear": lambda h: 1.0,
+}  # fmt: skip
 
 
 def sigmoid(z: np.ndarray) -> np.ndarray:
@@ -36,6 +43,24 @@ def _run(p, x, h0, c0, grad_hT, grad_out):
     return backward_steps(p, x, hs, cs, gates, aux, grad_hT, grad_out)
 
 
+def rnn_grad_norms(p: Params, x: np.ndarray) -> np.ndarray:
+    """(T,) ||dL/dh|| k steps back, k = 0..T-1, of an RNN from h0 = 0 with trace()'s default loss
+    L = sum(h_T)/sqrt(d): what ``trace(p, x).grad_norms()`` gives, from backward_steps' dL/dh
+    recursion alone (no parameter or input gradients), a fraction of a whole trace's work."""
+    if p.cell != "rnn":
+        raise ValueError(f"rnn_grad_norms takes an rnn cell, not {p.cell}.")
+    T, d = x.shape[0], p.hidden_size
+    derivative, w_hh = _DERIVATIVES[p.nonlinearity], p.weight_hh
+    grad_h = np.empty((T, d))
+    with np.errstate(all="ignore"):
+        hs, _, _, _ = forward_steps(p, np.asarray(x, float), np.zeros(d), np.zeros(d))
+        dh = np.full(d, 1.0 / np.sqrt(d))
+        for t in reversed(range(T)):
+            grad_h[t] = dh
+            dh = w_hh.T @ (dh * derivative(hs[t]))
+    return row_norms(grad_h[::-1])
+
+
 def forward_steps(p, x, h0, c0):
     """The forward pass alone: dicts step -> h_t, c_t (LSTM), gates_t, aux_t (GRU), with
     h_{-1} = h0 and c_{-1} = c0 under key -1. Everything the backward pass needs."""
@@ -48,9 +73,7 @@ def forward_steps(p, x, h0, c0):
         hp = hs[t - 1]
         if p.cell == "rnn":
             a = a_x + Whh @ hp + bhh
-            hs[t] = {"tanh": np.tanh, "relu": lambda v: np.maximum(v, 0.0), "linear": lambda v: v}[
-                p.nonlinearity
-            ](a)
+            hs[t] = _ACTIVATIONS[p.nonlinearity](a)
         elif p.cell == "lstm":
             a = a_x + Whh @ hp + bhh
             i, f, o = sigmoid(a[:d]), sigmoid(a[d : 2 * d]), sigmoid(a[3 * d :])
@@ -87,8 +110,7 @@ def backward_steps(p, x, hs, cs, gates, aux, grad_hT, grad_out):
         grad_h[t] = dh
         hp = hs[t - 1]
         if p.cell == "rnn":
-            dphi = {"tanh": 1 - hs[t] ** 2, "relu": (hs[t] > 0) * 1.0, "linear": 1.0}
-            da = dh * dphi[p.nonlinearity]
+            da = dh * _DERIVATIVES[p.nonlinearity](hs[t])
             da_ih = da_hh = da
             dh_next = Whh.T @ da
         elif p.cell == "lstm":

@@ -67,17 +67,18 @@ _lesson: list[LessonTable] = []  # the table, once computed (it never changes)
 
 
 def lesson_table(known: tuple[int, tuple[Any, Any]] | None = None) -> LessonTable:
-    """The lesson's three rows (rho, norms 1/10/30/59 back, linear 59 back), computed as
-    `seqviz run vanishing` computes them (seqviz.experiments). ``known``: (row, (tanh, linear)
+    """The lesson's three rows (rho, norms 1/10/30/59 back, linear 59 back), the numbers
+    `seqviz run vanishing` prints (seqviz.experiments). ``known``: (row, (tanh, linear)
     traces) of a run that is that very row, which is then not run again: the scene's defaults
-    are the middle row, so the first result of a launch runs 6 networks instead of 8."""
+    are the middle row, so the first result of a launch traces 2 networks, not 6. The other rows
+    need only the gradient norms (``norms_only``), not whole traces."""
     if not _lesson:
         from seqviz import experiments
 
         rows = []
         for i, rho in enumerate(experiments.LESSON_RHOS):
             traces = known[1] if known is not None and known[0] == i else None
-            row = experiments.vanishing_row(rho, draw=i, traces=traces)
+            row = experiments.vanishing_row(rho, draw=i, traces=traces, norms_only=True)
             rows.append((row.rho, tuple(row.norms), row.linear_norm))
         _lesson.append(tuple(rows))
     return _lesson[0]
