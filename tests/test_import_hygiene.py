@@ -39,9 +39,13 @@ def test_the_apps_first_frame_needs_no_numba_scipy_or_torch():
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    modules = {m.split(".")[0] for m in json.loads(out.stdout)}
+    imported = set(json.loads(out.stdout))
+    modules = {m.split(".")[0] for m in imported}
     assert not modules & {"numba", "llvmlite", "scipy", "torch"}
     assert "seqviz" in modules and "textual" in modules
+    # nor the stacks of cells (seqviz.core imports them when first asked for)
+    assert not imported & {"seqviz.core.stack", "seqviz.core.stack_params"}
+    assert "seqviz.core.api" in imported
 
 
 def test_decoding_engine_and_scene_computations_import_no_ui_library():

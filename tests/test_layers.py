@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).parent.parent / "seqviz"
 # lower layers first; a package may import only packages of its own layer or below
 LAYERS = (
-    {"limits"},
+    {"limits", "lazy"},
     {"files"},
     {"core"},
     {"decoding", "experiments", "tasks", "bench", "dynamics"},

@@ -46,18 +46,20 @@ def _run(p, x, h0, c0, grad_hT, grad_out):
 def rnn_grad_norms(p: Params, x: np.ndarray) -> np.ndarray:
     """(T,) ||dL/dh|| k steps back, k = 0..T-1, of an RNN from h0 = 0 with trace()'s default loss
     L = sum(h_T)/sqrt(d): what ``trace(p, x).grad_norms()`` gives, from backward_steps' dL/dh
-    recursion alone (no parameter or input gradients), a fraction of a whole trace's work."""
+    recursion alone (no parameter or input gradients), a fraction of a whole trace's work. A
+    linear RNN's recursion does not depend on its states (the derivative is 1): no forward pass."""
     if p.cell != "rnn":
         raise ValueError(f"rnn_grad_norms takes an rnn cell, not {p.cell}.")
     T, d = x.shape[0], p.hidden_size
     derivative, w_hh = _DERIVATIVES[p.nonlinearity], p.weight_hh
+    linear = p.nonlinearity == "linear"
     grad_h = np.empty((T, d))
     with np.errstate(all="ignore"):
-        hs, _, _, _ = forward_steps(p, np.asarray(x, float), np.zeros(d), np.zeros(d))
+        hs = {} if linear else forward_steps(p, np.asarray(x, float), np.zeros(d), np.zeros(d))[0]
         dh = np.full(d, 1.0 / np.sqrt(d))
         for t in reversed(range(T)):
             grad_h[t] = dh
-            dh = w_hh.T @ (dh * derivative(hs[t]))
+            dh = w_hh.T @ (dh if linear else dh * derivative(hs[t]))
     return row_norms(grad_h[::-1])
 
 

@@ -6,8 +6,9 @@ recurrence, and importing the fixed-point finder and the Lyapunov code cost its 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from seqviz.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from seqviz.dynamics.fixedpoints import FixedPoint, FixedPoints, cell_map, find_fixed_points
@@ -26,14 +27,7 @@ _MODULE_OF = {
     "lyapunov_table": "lyapunov",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_getattr(__name__, _MODULE_OF)
 
 
 __all__ = [

@@ -14,12 +14,10 @@ NONFINITE_RGB = (_R, _G, _B)  # the same, as the RGB triple a curve's marks take
 
 def _interpolate(anchors: list[str], n: int) -> tuple[str, ...]:
     rgb = np.array([Color.parse(a).get_truecolor()[:3] for a in anchors], dtype=float)
-    pos = np.linspace(0, 1, len(anchors))
-    out = []
-    for t in np.linspace(0, 1, n):
-        c = [np.interp(t, pos, rgb[:, k]) for k in range(3)]
-        out.append("#{:02x}{:02x}{:02x}".format(*(int(round(v)) for v in c)))
-    return tuple(out)
+    pos, ts = np.linspace(0, 1, len(anchors)), np.linspace(0, 1, n)
+    channels = [np.interp(ts, pos, rgb[:, k]).tolist() for k in range(3)]  # all n at once
+    rows = zip(*channels, strict=True)
+    return tuple("#{:02x}{:02x}{:02x}".format(*(int(round(v)) for v in c)) for c in rows)
 
 
 @dataclass(frozen=True)
