@@ -95,6 +95,37 @@ async def test_the_decoding_tree_stepped_scrolled_and_reselected_equals_a_fresh_
     assert _diff(final, await _fresh(make_app, "decoding", values, frame, size)) == ""
 
 
+async def test_the_decoding_trees_direct_lines_are_what_textuals_pass_draws(make_app):
+    """The tree skips Textual's line pass (DirectLines): focused (a background tint) or not,
+    scrolled under its scrollbar, whole and cropped, its lines are Textual's own, cell for cell
+    and style for style."""
+    from textual.geometry import Region
+    from textual.widget import Widget
+
+    app = make_app("decoding", {"model": "lstm", "width": 3})
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.until_ready()
+        app.seek(app.n_frames)
+        await pilot.pause()
+        tree = app.query_one("BeamTree")
+        assert tree.has_focus and tree.show_vertical_scrollbar  # taller than its panel
+        checked = 0
+        for focused, scroll in ((True, 0), (True, 7), (False, 7)):
+            if not focused:
+                app.set_focus(None)
+            tree.scroll_to(y=scroll, animate=False)
+            await pilot.pause()
+            await paint_now(app, pilot)
+            assert tree._direct_background() is not None
+            width, height = tree.outer_size
+            for crop in (Region(0, 0, width, height), Region(3, 2, width - 10, 5)):
+                direct = tree.render_lines(crop)
+                tree._styles_cache.clear()
+                assert direct == Widget.render_lines(tree, crop), (focused, scroll, crop)
+                checked += 1
+        assert checked == 6
+
+
 @pytest.mark.slow
 async def test_the_seq2seq_attention_readout_keeps_its_height_and_the_screen_its_truth(make_app):
     """The attention readout holds the last frame's height from the first frame on (the output

@@ -13,7 +13,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from seqviz.scenes.decoding import TreeRow, shown
-from seqviz.ui.compat_textual import DirectRefresh
+from seqviz.ui.compat_textual import DirectLines, content_size
 
 NUMBERS = 18  # flags (3) + p(token) (7) + log P (8)
 MARKERS = {
@@ -49,13 +49,17 @@ def fmt_logp(lp: float) -> str:
     return f"{lp:.2f}"
 
 
-class BeamTree(DirectRefresh, ScrollView, inherit_bindings=False, can_focus=True):
+class BeamTree(DirectLines, ScrollView, inherit_bindings=False, can_focus=True):
     """The decoding tree at one frame; up/down move a node cursor, p/b/g jump to nodes.
 
     The header line stays put while the rows scroll under it. Left/right/home/end stay the
     app's frame keys even while the tree has focus. A frame's changed rows are repainted
-    straight to the screen (DirectRefresh), not one message hop later.
+    straight to the screen, not one message hop later, and its lines skip Textual's line pass
+    (DirectLines: the tree has no border or padding; its focus tint is a background tint, which
+    that path draws as Textual's does).
     """
+
+    TRUECOLOR = True  # markers, guides, numbers and backgrounds: hex colours or none
 
     JUMP = Binding.Group("jump")  # one footer hint "p b g jump": parent, best, greedy
     BINDINGS = [
@@ -118,9 +122,12 @@ class BeamTree(DirectRefresh, ScrollView, inherit_bindings=False, can_focus=True
         self.greedy_path = greedy_path
         self.best = best
         self._targets = dict(targets or {})
-        self._layout()
+        relaid = self._layout()
         self._refresh_changed()
-        self.call_after_refresh(self.scroll_to_selected)
+        # Scrolled after the paint, once a new layout has set the scroll limits; a selection
+        # already in view needs no scroll (each frame, a message to the tree and a callback).
+        if relaid or self._scroll_target() is not None:
+            self.call_after_refresh(self.scroll_to_selected)
 
     def selected_row(self) -> int | None:
         for i, row in enumerate(self.rows):
@@ -145,7 +152,7 @@ class BeamTree(DirectRefresh, ScrollView, inherit_bindings=False, can_focus=True
         self._pick(self.rows[target].node.id)
 
     def action_page(self, direction: int) -> None:
-        self.action_move(direction * max(1, self.scrollable_content_region.height - 2))
+        self.action_move(direction * max(1, self._room().height - 2))
 
     def action_jump(self, where: str) -> None:
         if where == "parent":
@@ -171,17 +178,32 @@ class BeamTree(DirectRefresh, ScrollView, inherit_bindings=False, can_focus=True
             self._pick(self.rows[index].node.id)
 
     def scroll_to_selected(self) -> None:
+        target = self._scroll_target()
+        if target is not None:
+            self.scroll_to(y=target, animate=False)
+
+    def _scroll_target(self) -> int | None:
+        """The scroll offset that brings the selected row into view; None if it is in view."""
         index = self.selected_row()
         if index is None:
-            return
-        height = max(1, self.scrollable_content_region.height - 1)
+            return None
+        height = max(1, self._room().height - 1)
         top = int(self.scroll_offset.y)
         if index < top:
-            self.scroll_to(y=index, animate=False)
-        elif index >= top + height:
-            self.scroll_to(y=index - height + 1, animate=False)
+            return index
+        if index >= top + height:
+            return index - height + 1
+        return None
 
     # --- drawing -------------------------------------------------------------------------------
+    def _room(self) -> Size:
+        """The size of the rows' area (``scrollable_content_region``'s) as the last layout left
+        it: that property finds the tree's region by walking up to its screen, and a frame asked
+        for it once per line drawn."""
+        size = content_size(self)
+        gutter = self.scrollbar_gutter
+        return Size(max(0, size.width - gutter.width), max(0, size.height - gutter.height))
+
     def on_resize(self) -> None:
         self._strips.clear()
         self._shown.clear()
@@ -189,8 +211,9 @@ class BeamTree(DirectRefresh, ScrollView, inherit_bindings=False, can_focus=True
         self.refresh()  # the indent may have changed with the width (a paint may precede this)
         self.call_after_refresh(self.scroll_to_selected)
 
-    def _layout(self) -> None:
-        width = max(1, self.scrollable_content_region.width)
+    def _layout(self) -> bool:
+        """Fit the indent and the scroll size to the rows; True if that asked for a layout."""
+        width = max(1, self._room().width)
         depth = max((r.depth for r in self.rows), default=0)
         longest = max((len(r.node.text) for r in self.rows if r.node is not None), default=4)
         room = width - NUMBERS - 1 - 2 - min(longest, 12)
@@ -201,7 +224,7 @@ class BeamTree(DirectRefresh, ScrollView, inherit_bindings=False, can_focus=True
         if self.is_mounted and self.vertical_scrollbar.position != self.scroll_y:
             self.vertical_scrollbar.position = self.scroll_y
         if size == self.virtual_size:
-            return
+            return False
         # The widget's own size does not depend on its rows (1fr), so a new number of rows
         # needs no layout of the screen unless the scrollbar appears or goes: only the
         # scrollbar's length and the scroll limit change (a layout pass cost a frame ~70 ms).
@@ -213,8 +236,9 @@ class BeamTree(DirectRefresh, ScrollView, inherit_bindings=False, can_focus=True
         ):
             self.set_reactive(BeamTree.virtual_size, size)
             self._scroll_update(size)
-        else:
-            self.virtual_size = size
+            return False
+        self.virtual_size = size
+        return True
 
     def _key(self, index: int, width: int) -> tuple:
         """Everything a row's strip depends on (equal keys draw equal strips)."""
@@ -235,8 +259,7 @@ class BeamTree(DirectRefresh, ScrollView, inherit_bindings=False, can_focus=True
         if not self.is_mounted or not self._shown:
             self.refresh()
             return
-        width = self.scrollable_content_region.width
-        height = self.scrollable_content_region.height
+        width, height = self._room()
         top = int(self.scroll_offset.y)
         keys: dict[tuple | None, None] = {}
         changed = []
@@ -252,7 +275,7 @@ class BeamTree(DirectRefresh, ScrollView, inherit_bindings=False, can_focus=True
         self._strips = {key: strip for key, strip in self._strips.items() if key in keys}
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+        width = self._room().width
         if y == 0:
             return self._header(width)
         index = int(self.scroll_offset.y) + y - 1
@@ -344,8 +367,8 @@ class BeamTree(DirectRefresh, ScrollView, inherit_bindings=False, can_focus=True
 
     def row_text(self, index: int) -> str:
         """Plain text of one row (for tests and screen readers)."""
-        width = max(40, self.scrollable_content_region.width)
+        width = max(40, self._room().width)
         return "".join(s.text for s in self._row_strip(self.rows[index], width)).rstrip()
 
     def region_of(self, index: int) -> Region:
-        return Region(0, index + 1, self.scrollable_content_region.width, 1)
+        return Region(0, index + 1, self._room().width, 1)
