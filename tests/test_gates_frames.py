@@ -456,3 +456,47 @@ def test_lines_of_the_same_wrap_shape_wrap_alike(words, seed, width):
     # what is not printable ASCII is kept as itself
     assert wrap_shape("ü " + plain) == "ü " + plain
     assert wrap_shape(plain + "\t") == plain + "\t"
+
+
+async def test_a_walk_through_every_model_again_draws_no_map_line_anew(make_app):
+    # A user pressing + on the model walks through all of them (six): the second time round,
+    # every map's lines and the model row's line are kept (a drawing per model), and the
+    # terminal shows what a paint from scratch shows.
+    from seqviz.ui.widgets.controls import ParamRow
+
+    app = make_app("gates")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.until_ready()
+        await paint_now(app, pilot)
+        mirror = ScreenMirror.of_strips(full_render(app), SIZE[0])
+        capture_updates(app, mirror.apply)
+        choices = app.scene.spec("model").choices
+        walk = [*choices[1:], choices[0]]
+        assert len(walk) > 4  # more than a widget kept before
+        drawn: list[tuple] = []
+        map_line, row_text = Heatmap._draw_line, ParamRow.render
+
+        def counted_line(heatmap: Heatmap, y: int) -> Strip:
+            drawn.append((heatmap.id, y))
+            return map_line(heatmap, y)
+
+        def counted_row(row: ParamRow) -> Text:
+            drawn.append((row.id, row.value))
+            return row_text(row)
+
+        for lap in range(2):
+            if lap == 1:  # from here on every line is kept
+                Heatmap._draw_line = counted_line  # type: ignore[method-assign]
+                ParamRow.render = counted_row  # type: ignore[method-assign]
+            try:
+                for model in walk:
+                    app.set_param("model", model)
+                    await app.until_ready()
+                    await paint_now(app, pilot)
+                    await paint_now(app, pilot)
+                    scratch = ScreenMirror.of_strips(full_render(app), SIZE[0])
+                    assert mirror.cells == scratch.cells, (lap, model)
+            finally:
+                Heatmap._draw_line = map_line  # type: ignore[method-assign]
+                ParamRow.render = row_text  # type: ignore[method-assign]
+        assert drawn == [], drawn[:8]

@@ -144,3 +144,36 @@ async def test_a_walk_through_the_gates_models_lays_out_only_the_parameter_panel
         if size == (160, 50):
             # the first GRU grows the info line: laid out whole once, as before; nothing after
             assert len(passes) <= 1, passes
+
+
+async def test_rows_set_and_then_hidden_build_no_map_of_the_whole_screen(make_app):
+    # A model switch sets the values of rows it then hides (random -> a shipped model: its
+    # knobs). Textual took such a dirty, unshown row for a new widget and arranged the whole
+    # screen again at the next size asked; the screen is still what a whole pass gives.
+    app = make_app("gates", {"model": "random"})
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.until_ready()
+        await paint_now(app, pilot)
+        mirror = ScreenMirror.of_strips(full_render(app), 160)
+        capture_updates(app, mirror.apply)
+        compositor = app.screen._compositor
+        rebuilt: list[bool] = []
+        original = Compositor._arrange_root
+
+        def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if self is compositor:  # relayout_island arranges the panel on a compositor of its own
+                rebuilt.append(True)
+            return original(self, *args, **kwargs)
+
+        Compositor._arrange_root = counted  # type: ignore[method-assign]
+        try:
+            for model in ("agreement", "random", "file", "agreement"):
+                app.set_param("model", model)
+                await app.until_ready()
+                await paint_now(app, pilot)
+                await paint_now(app, pilot)
+                assert rebuilt == [], model
+        finally:
+            Compositor._arrange_root = original  # type: ignore[method-assign]
+        _as_arranged_whole(app)
+        assert mirror.cells == ScreenMirror.of_strips(full_render(app), 160).cells

@@ -152,3 +152,45 @@ async def test_a_legend_is_measured_as_textual_measures_it() -> None:
                 assert legend._height(frozen, width) == expected, (keys, width)
         short = (("ab", RED),)
         assert legend._height(short, 40) == 1  # the one-line case needs no measuring pass
+
+
+async def test_the_unit_circle_is_kept_per_size_and_limits_and_the_plot_is_a_fresh_ones() -> None:
+    # The eigenvalues change with every result; the circle's pixels only with the size and
+    # the limits (a radius past 1.25): kept while they hold, and always what a fresh plot draws.
+    from seqviz.ui.widgets import curves
+
+    shown = EigenPlot(id="shown")
+    rng = np.random.default_rng(0)
+    radii = (0.9, 1.0, 1.0, 2.0, 0.5, 3.0, 0.9)
+    steps = []
+    for radius in radii:
+        eig = radius * np.exp(1j * rng.uniform(0, 2 * np.pi, 12))
+        eig[0] = radius
+        steps.append(eig)
+    pictures = []
+    async with Host(shown).run_test(size=(60, 24)) as pilot:
+        joined: list[int] = []
+        original = curves.polyline
+
+        def counted(series, cols, rows):
+            joined.append(len(cols))
+            return original(series, cols, rows)
+
+        curves.polyline = counted
+        try:
+            for step, (radius, eig) in enumerate(zip(radii, steps, strict=True)):
+                joined.clear()
+                shown.set_eigenvalues(eig)
+                await pilot.pause()
+                pictures.append(drawn(shown))
+                # the circle (241 points) is joined again only when the limits moved
+                moved = step == 0 or max(radius, 1.25 / 1.1) != max(radii[step - 1], 1.25 / 1.1)
+                assert (241 in joined) == moved, (radius, joined)
+        finally:
+            curves.polyline = original
+    for radius, eig, picture in zip(radii, steps, pictures, strict=True):
+        fresh = EigenPlot(id="fresh")
+        async with Host(fresh).run_test(size=(60, 24)) as pilot:
+            fresh.set_eigenvalues(eig)
+            await pilot.pause()
+            assert drawn(fresh) == picture, radius

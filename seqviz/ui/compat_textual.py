@@ -779,6 +779,16 @@ class RegionCompositor(Compositor):
     _update_regions: list[Any] | None = None
     _full_update = False
 
+    def update_widgets(self, widgets: set[Any]) -> None:
+        """Textual's, without the widgets hidden since they asked for a repaint. Textual takes
+        a dirty widget it does not show for one mounted since, and arranges the whole screen
+        again at the next size asked of any widget: a gates model switch sets the values of
+        parameter rows and then hides them, which cost that whole pass (about a tenth of the
+        switch). A widget with ``display: none`` is in no map; showing it again lays it out and
+        draws it whole (``relayout_island``, Textual's pass)."""
+        hidden = {widget for widget in widgets if not widget.display}
+        super().update_widgets(widgets - hidden if hidden else widgets)
+
     def render_full_update(self, simplify: bool = False) -> Any:
         self._full_update = True
         try:

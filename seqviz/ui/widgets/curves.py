@@ -76,6 +76,7 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         self._rows_drawn: dict[int, tuple[Any, list[Cell]]] = {}  # row -> (what, its cells)
         self._bins: dict[int, _Bins] = {}  # line series index -> its x bins, as last drawn
         self._hits: dict[int, _Hits] = {}  # marker series index -> the cells its points hit
+        self._paths: dict[int, tuple[Series, Any, Any]] = {}  # PATH series index -> its pixels
         # What the last raster was drawn from, and what it drew: a result that moves no pixel
         # (a new point that leaves its bin's mean on the same pixel row) redraws nothing.
         self._raster_key: Any = None
@@ -208,18 +209,15 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         return hits.hit
 
     def _line_pixels(self, pw: int, ph: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(series index, pixel column, pixel row) of the points every line joins: per
+        """(series index, pixel column, pixel row) of the points every binned line joins: per
         binned series (series order, then column order) each non-empty x bin at the mean of
-        its points, from the bins kept per series; then each PATH series' points in their
-        order. Row -1 where there is only what cannot be drawn. The binned series go through
-        one pass together: per series, numpy's call overhead was most of a frame's cost."""
+        its points, from the bins kept per series. Row -1 where there is only what cannot be
+        drawn. The binned series go through one pass together: per series, numpy's call
+        overhead was most of a frame's cost."""
         lo, hi = self._xlim
         hi = hi if hi > lo else lo + 1.0
-        index, kept, paths = [], [], []
+        index, kept = [], []
         for i, s in enumerate(self._shown()):
-            if s.marker == PATH:
-                col, row = self._point_pixels(s, pw, ph)
-                paths.append((np.full(col.size, i, np.int64), col, row))
             if len(s.marker) == 1 or s.marker == PATH:
                 continue
             bins = self._bins.get(i)
@@ -228,25 +226,33 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
             bins.add(s)
             index.append(i)
             kept.append(bins)
-        parts = []
-        if kept:
-            seen = np.concatenate([b.seen for b in kept])  # (series * pw,)
-            count = np.concatenate([b.count for b in kept])
-            total = np.concatenate([b.total for b in kept])
-            at = np.flatnonzero(seen)
-            series, col = np.divmod(at, pw)
-            count = count[at]
-            with np.errstate(all="ignore"):
-                t = total[at] / count
-            parts.append((np.asarray(index, np.int64)[series], col, self._rows(t, count > 0, ph)))
-        parts += paths
-        if len(parts) == 1:
-            return parts[0]
-        if not parts:
+        if not kept:
             empty = np.zeros(0, np.int64)
             return empty, empty, empty
-        who, cols, rows = zip(*parts, strict=True)
-        return np.concatenate(who), np.concatenate(cols), np.concatenate(rows)
+        seen = np.concatenate([b.seen for b in kept])  # (series * pw,)
+        count = np.concatenate([b.count for b in kept])
+        total = np.concatenate([b.total for b in kept])
+        at = np.flatnonzero(seen)
+        series, col = np.divmod(at, pw)
+        count = count[at]
+        with np.errstate(all="ignore"):
+            t = total[at] / count
+        return np.asarray(index, np.int64)[series], col, self._rows(t, count > 0, ph)
+
+    def _path_pixels(self, i: int, s: Series, pw: int,
+                     ph: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+        """(series index, pixel column, pixel row) of the pixels PATH series ``i`` joins (its
+        points in their order, ``polyline``), kept per series object and geometry: the
+        eigenvalue plot's unit circle (241 points) is the same for a size and limits, while
+        the eigenvalues over it change with every result."""
+        key = (pw, ph, self._xlim, self._y_span(), self.log_y)
+        kept = self._paths.get(i)
+        if kept is not None and kept[0] is s and kept[1] == key:
+            return kept[2]
+        col, row = self._point_pixels(s, pw, ph)
+        pixels = polyline(np.full(col.size, i, np.int64), col, row)
+        self._paths[i] = (s, key, pixels)
+        return pixels
 
     def _raster(self, pw: int, ph: int) -> tuple[np.ndarray, np.ndarray, Marks]:
         """Dot bits (ph // cell_h, pw // 2), the series index colouring each cell (-1: none)
@@ -255,10 +261,13 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         shown = self._shown()
         self._bins = {i: b for i, b in self._bins.items() if i < len(shown)}
         self._hits = {i: h for i, h in self._hits.items() if i < len(shown)}
+        self._paths = {i: p for i, p in self._paths.items() if i < len(shown)}
         line = self._line_pixels(pw, ph)
+        paths = [self._path_pixels(i, s, pw, ph) for i, s in enumerate(shown) if s.marker == PATH]
         hits = [(i, self._marker_cells(i, s, pw, ph)) for i, s in enumerate(shown)
                 if len(s.marker) == 1]  # fmt: skip
         key = (pw, ph, tuple(a.tobytes() for a in line),
+               tuple(tuple(a.tobytes() for a in path) for path in paths),
                tuple((i, hit.tobytes()) for i, hit in hits))  # fmt: skip
         if key == self._raster_key and self._raster_out is not None:
             return self._raster_out
@@ -269,6 +278,8 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         for i, hit in hits:
             marks[hit] = i  # a later series' character over an earlier one's
         who, px, py = polyline(*line)
+        if paths:  # the pixels the same: drawn in any order, a later series over (max)
+            who, px, py = (np.concatenate(a) for a in zip((who, px, py), *paths, strict=True))
         if px.size:
             np.bitwise_or.at(bits, (py // ch, px // 2), dots[py % ch, px % 2])
             np.maximum.at(owner, (py // ch, px // 2), who)  # a later series draws over
@@ -375,15 +386,22 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
                 out[r][left + c] = axes[r][left + c]
         return out
 
-    def _axes_frame(self, width: int, height: int) -> tuple[int, int, int, list[list[Cell]]]:
-        """(first data column, data columns, data rows, the grid of axes without curves)."""
+    def _axes_area(self, width: int,
+                   height: int) -> tuple[int, int, int, list[tuple[float, str]]]:  # fmt: skip
+        """(first data column, data columns, data rows, y ticks) for this size."""
         rows = height - (3 if self.xlabel else 2)  # x axis line, its numbers, its label
         ticks = self._y_ticks(max(rows, 1))
         label_w = max((len(t) for _, t in ticks), default=0)
         left = label_w + 1  # the labels, then the axis line
         cw = width - left - 1
         if cw < MIN_CANVAS[0] or rows < MIN_CANVAS[1]:
-            left, cw, rows, ticks = 0, width, height, []
+            return 0, width, height, []
+        return left, cw, rows, ticks
+
+    def _axes_frame(self, width: int, height: int) -> tuple[int, int, int, list[list[Cell]]]:
+        """(first data column, data columns, data rows, the grid of axes without curves)."""
+        left, cw, rows, ticks = self._axes_area(width, height)
+        label_w = left - 1
         grid: list[list[Cell]] = [[(" ", None)] * width for _ in range(height)]
         if left:
             self._draw_axes(grid, ticks, left, cw, rows, label_w)

@@ -61,7 +61,7 @@ class EigenPlot(CurvePlot):
         r = self._radius
         self._xlim = self._ylim = (-r, r)
         for _ in range(2):  # the y labels' width depends on the limits: settle it twice
-            _, cw, rows, _ = self._axes_frame(width, height)
+            _, cw, rows, _ = self._axes_area(width, height)
             wide = max(cw, 1) / (2 * max(rows, 1))  # the data area's width over its height
             if wide >= 1:
                 self._xlim, self._ylim = (-r * wide, r * wide), (-r, r)

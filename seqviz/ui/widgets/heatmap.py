@@ -29,7 +29,7 @@ MIN_PLOT = 8  # narrower than this, the unit labels give their columns back to t
 HALF = 1 << 16  # colour bins are int16: a cell's style key is top * HALF + bottom + 1
 STRIP_CACHE = 1024  # drawn lines kept per heatmap (line, edge); a replay draws none anew
 RUNS_MADE = 20_000  # run segments kept for reuse by (colour key, length): RunLine.repeated_lines
-KEEP_DATA = 4  # data sets whose colour bins a heatmap keeps (a view switching between models)
+KEEP_DATA = 8  # data sets whose colour bins a heatmap keeps (a walk through the six gates models)
 _TOKENS = count(1)  # names a kept data set in the kept lines' key
 
 

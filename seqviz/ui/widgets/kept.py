@@ -22,7 +22,8 @@ class KeptLines:
     the widget and its containers (a border's colour is not in the widget's text style).
     """
 
-    KEEP = 4
+    # a drawing per model of the gates scene's six, walked with + (four: each was drawn anew)
+    KEEP = 8
 
     def kept_key(self) -> Hashable:
         """What the widget shows; None: nothing to key on, draw as Textual does."""
