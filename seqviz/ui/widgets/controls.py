@@ -101,6 +101,10 @@ class ParamRow(SceneOwned, KeptLines, DirectLines, Widget, can_focus=True):
         shows = (self.value, self.inactive, self.has_focus, self.spec)
         return (shows, *self.drawn_with())
 
+    def kept_text(self) -> Text:
+        """A new value of a known shape (a number walked with +) respells a kept line."""
+        return self.render()
+
     def _control(self, width: int) -> tuple[str, str]:
         """(label, value as drawn between the arrows) for this width. In order of preference:
         the label, else the short name (rho), one space before the arrows, spaces around the

@@ -6,10 +6,53 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Any
 
+from rich.segment import Segment
+from rich.text import Text
 from textual.geometry import Region
 from textual.strip import Strip
 
 from seqviz.ui.compat_textual import content_size
+
+# Characters a respelling may change (one cell each, never a break): letters, digits, a sign,
+# a point. Anything else (spaces, where a line could wrap; wide or special characters) must
+# stand where it stood in the drawing respelled.
+SPELLED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-")
+
+
+def text_shape(text: Text) -> Hashable | None:
+    """What Textual draws a one-line Text from besides the characters ``SPELLED`` stands for:
+    its spans, styles and the rest of its characters (None: a newline or a tab). Two Texts of
+    one shape draw the same segments, of the same styles and lengths, but for those letters."""
+    plain = text.plain
+    if not plain.isprintable():
+        return None
+    form = "".join("x" if ch in SPELLED else ch for ch in plain)
+    return (form, tuple(text.spans), text.style, text.justify, text.overflow, text.no_wrap,
+            text.end)  # fmt: skip
+
+
+def respelled(strip: Strip, old: str, new: str) -> Strip | None:
+    """``strip``, a line drawn with the text ``old`` shown whole once, with ``new`` (of the
+    same shape, ``text_shape``) in its place; None if the line does not show ``old`` so (cut,
+    wrapped, wide characters)."""
+    line = strip.text
+    start = line.find(old)
+    if start < 0 or line.find(old, start + 1) >= 0 or strip.cell_length != len(line):
+        return None
+    stop = start + len(old)
+    segments = []
+    x = 0
+    for segment in strip:
+        text, style, control = segment
+        if control:
+            return None
+        end = x + len(text)
+        a, b = max(x, start), min(end, stop)
+        if a < b:
+            segment = Segment(text[: a - x] + new[a - start : b - start] + text[b - x :], style)
+        segments.append(segment)
+        x = end
+    return Strip(segments, strip.cell_length)
 
 
 class KeptLines:
@@ -38,9 +81,17 @@ class KeptLines:
         filters = tuple(id(f) for f in widget.get_line_filters())
         return (filters, id(app.ansi_theme), app.native_ansi_color)
 
+    def kept_text(self) -> Text | None:
+        """The Text a one-line widget shows, if another Text of its shape (``text_shape``) is
+        drawn by respelling a kept drawing of it: a parameter's row or a legend naming a value
+        walked with + is a new text at every step, and Textual's pass drew each (about half a
+        millisecond a line). None: drawn by Textual every time."""
+        return None
+
     def forget_kept(self) -> None:
         """Drop every kept line: the next draw is a first draw (the UI bench's first play)."""
         self.__dict__.pop("_kept_lines", None)
+        self.__dict__.pop("_kept_shapes", None)
 
     def _own_rules(self) -> Hashable:
         """The widget's own style rules as a key, without ``display``: a row hidden and shown
@@ -64,6 +115,36 @@ class KeptLines:
         self.__dict__["_kept_rules"] = (count, key)
         return key
 
+    def _shape_key(self, key: tuple[Any, ...]) -> tuple[Hashable, str] | None:
+        """(the key of a drawing of the text shown now's shape, that text), or None."""
+        text = self.kept_text()
+        shape = None if text is None else text_shape(text)
+        if shape is None or text is None:
+            return None
+        return (shape, self.drawn_with(), *key[1:]), text.plain
+
+    def _respelled(self, key: tuple[Any, ...]) -> list[Strip] | None:
+        """The one line shown now, respelled from a kept drawing of its shape; None if none."""
+        found = self._shape_key(key)
+        shapes = self.__dict__.get("_kept_shapes")
+        drawing = None if found is None or shapes is None else shapes.get(found[0])
+        if found is None or drawing is None:
+            return None
+        line = respelled(drawing[1], drawing[0], found[1])
+        return None if line is None else [line]
+
+    def _keep_shape(self, key: tuple[Any, ...], lines: list[Strip]) -> None:
+        """Keep a line Textual drew as the drawing of its text's shape."""
+        found = self._shape_key(key) if len(lines) == 1 else None
+        if found is None:
+            return
+        shapes: OrderedDict[Hashable, tuple[str, Strip]] = self.__dict__.setdefault(
+            "_kept_shapes", OrderedDict()
+        )
+        shapes[found[0]] = (found[1], lines[0])
+        if len(shapes) > self.KEEP:
+            shapes.popitem(last=False)
+
     def render_lines(self, crop: Region) -> list[Strip]:
         widget: Any = self
         shows = self.kept_key()
@@ -77,9 +158,12 @@ class KeptLines:
         lines = kept.get(key)
         if lines is not None:
             kept.move_to_end(key)  # the least recently shown go first
-        else:
+            return lines
+        lines = self._respelled(key) if crop.height == 1 else None
+        if lines is None:
             lines = super().render_lines(crop)  # type: ignore[misc]
-            kept[key] = lines
-            if len(kept) > self.KEEP:
-                kept.popitem(last=False)
+            self._keep_shape(key, lines)
+        kept[key] = lines
+        if len(kept) > self.KEEP:
+            kept.popitem(last=False)
         return lines

@@ -107,6 +107,10 @@ class PlotLegend(KeptLines, Static):
     def kept_key(self) -> Hashable:
         return self._shown
 
+    def kept_text(self) -> Text | None:
+        """Keys of a known shape (a label naming a value walked with +) respell a kept line."""
+        return None if self._shown is None else self._text(self._shown)
+
     def _text(self, keys: Keys) -> Text:
         text = Text()
         for i, (label, color) in enumerate(keys):
