@@ -43,8 +43,9 @@ def test_the_apps_first_frame_needs_no_numba_scipy_or_torch():
     modules = {m.split(".")[0] for m in imported}
     assert not modules & {"numba", "llvmlite", "scipy", "torch"}
     assert "seqviz" in modules and "textual" in modules
-    # nor the stacks of cells (seqviz.core imports them when first asked for)
-    assert not imported & {"seqviz.core.stack", "seqviz.core.stack_params"}
+    # nor the stacks of cells, nor the memory experiment (imported when first asked for)
+    lazy = {"seqviz.core.stack", "seqviz.core.stack_params", "seqviz.experiments.memory_pulse"}
+    assert not imported & lazy
     assert "seqviz.core.api" in imported
 
 

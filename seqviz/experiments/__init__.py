@@ -1,4 +1,9 @@
-"""The lesson's two printed experiments (vanishing gradients, RNN vs LSTM memory) on the core."""
+"""The lesson's two printed experiments (vanishing gradients, RNN vs LSTM memory) on the core.
+
+The memory experiment (``memory``, ``pulse``, ``memory_rnn``, ``memory_lstm`` and its records) is
+in ``memory_pulse``, imported on first use (PEP 562): the app's first scene needs only the
+vanishing-gradient rows, and that module's three dataclasses cost its launch.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,52 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from seqviz.core import Params, forward, trace
+from seqviz.core import Params, trace
 from seqviz.core.reference import rnn_grad_norms
+from seqviz.lazy import lazy_getattr
+
+if TYPE_CHECKING:
+    from seqviz.experiments.memory_pulse import (
+        LstmMemory,
+        MemoryResult,
+        RnnMemory,
+        memory,
+        memory_lstm,
+        memory_rnn,
+        pulse,
+    )
+
+_MEMORY = (
+    "LstmMemory",
+    "MemoryResult",
+    "RnnMemory",
+    "memory",
+    "memory_lstm",
+    "memory_rnn",
+    "pulse",
+)
+__getattr__ = lazy_getattr(__name__, dict.fromkeys(_MEMORY, "memory_pulse"))
+__all__ = [
+    "LESSON_RHOS",
+    "LstmMemory",
+    "MemoryResult",
+    "RnnMemory",
+    "VanishingResult",
+    "VanishingRow",
+    "default_ks",
+    "lesson_rnn",
+    "lesson_spectrum",
+    "memory",
+    "memory_lstm",
+    "memory_rnn",
+    "pulse",
+    "vanishing",
+    "vanishing_row",
+]
 
 LESSON_RHOS = (0.8, 1.0, 1.2)
 
@@ -162,71 +207,6 @@ def _row(
         grad_norms=tuple(float(v) for v in norms),
         overflow=overflow,
     )
-
-
-@dataclass(frozen=True)
-class RnnMemory:
-    w: float
-    h_final: float
-
-
-@dataclass(frozen=True)
-class LstmMemory:
-    forget_bias: float
-    forget_gate: float
-    c_final: float
-    h_final: float
-
-
-@dataclass(frozen=True)
-class MemoryResult:
-    steps: int
-    rnn: tuple[RnnMemory, ...]
-    lstm: tuple[LstmMemory, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))
-
-
-def pulse(steps: int) -> np.ndarray:
-    """(steps, 1): a single 1 at the first step, then zeros."""
-    x = np.zeros((steps, 1))
-    x[0, 0] = 1.0
-    return x
-
-
-def memory_rnn(w: float) -> Params:
-    """Scalar RNN h_t = tanh(w h_{t-1} + 2 x_t)."""
-    return Params.from_arrays("rnn", [[2.0]], [[w]])
-
-
-def memory_lstm(forget_bias: float) -> Params:
-    """Scalar LSTM whose gates ignore h: f = sig(b), i = sig(8x - 4), g = tanh(2x), o = sig(4)."""
-    w_ih = np.array([[8.0], [0.0], [2.0], [0.0]])  # rows i, f, g, o
-    b_ih = np.array([-4.0, forget_bias, 0.0, 4.0])
-    return Params.from_arrays("lstm", w_ih, np.zeros((4, 1)), b_ih)
-
-
-def memory(
-    ws: Sequence[float] = (0.9, 1.5),
-    forget_biases: Sequence[float] = (2.0, 5.0, 10.0),
-    steps: int = 100,
-) -> MemoryResult:
-    """How much of one input pulse a scalar RNN and a scalar LSTM still hold after `steps`."""
-    _check_int(steps, "steps", 1)
-    x = pulse(steps)
-    rnn = []
-    for w in ws:
-        h, _ = forward(memory_rnn(w), x)
-        rnn.append(RnnMemory(float(w), float(h[-1, 0])))
-    lstm = []
-    for b in forget_biases:
-        tr = trace(memory_lstm(b), x)
-        assert tr.gates is not None and tr.c is not None  # an LSTM trace has both
-        lstm.append(
-            LstmMemory(float(b), float(tr.gates[0, 1, 0]), float(tr.c[-1, 0]), float(tr.h[-1, 0]))
-        )
-    return MemoryResult(steps, tuple(rnn), tuple(lstm))
 
 
 def _jsonable(value: Any) -> Any:
