@@ -210,6 +210,29 @@ async def test_every_readout_takes_the_direct_path_and_draws_what_textual_draws(
                 assert drawn(readout) == _textualdrawn(readout), (scene, readout.id)
 
 
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_every_legend_takes_the_direct_path_and_draws_what_textual_draws(size, make_app):
+    # Colour and curve legends skip Textual's line pass (DirectLines): each one's line is what
+    # Textual's own pass draws, over its panel's background, at a full and a small screen.
+    from seqviz.ui.widgets.legend import ColorLegend
+    from seqviz.ui.widgets.series import PlotLegend
+
+    app = make_app("gates")
+    checked: set[type] = set()
+    async with app.run_test(size=size) as pilot:
+        for scene, model in (("gates", "random"), ("gates", "agreement"), ("vanishing", None)):
+            app.set_scene(scene)
+            if model is not None:
+                app.set_param("model", model)
+            await app.until_ready()
+            await paint_now(app, pilot)
+            for legend in (w for w in app.query("ColorLegend, PlotLegend") if w.size.area):
+                assert legend._direct_background() is not None, (scene, legend.id)
+                assert drawn(legend) == _textualdrawn(legend), (scene, model, legend.id)
+                checked.add(type(legend))
+    assert checked == {ColorLegend, PlotLegend} if size == SIZE else checked
+
+
 async def test_a_readout_with_no_width_draws_nothing_and_does_not_fail() -> None:
     """A screen squeezed to nothing gives a readout width 0: its lines (handed as Texts, which
     rich cannot wrap to width 0) are none, not an error that ends the app (the 10,000-key fuzz

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widget import Widget
 
-from seqviz.ui.compat_textual import refresh_lines
+from seqviz.ui.compat_textual import DirectLines, refresh_lines
 from seqviz.ui.widgets.colormap import NONFINITE, Colormap, diverging
 from seqviz.ui.widgets.kept import KeptLines
 
@@ -20,8 +20,9 @@ def format_number(value: float) -> str:
     return f"{value:.0e}"
 
 
-class ColorLegend(KeptLines, Widget):
-    """``lo ▇▇▇▇▇▇▇ hi  ▇ inf/nan`` with the quantity's name; log maps show powers of ten."""
+class ColorLegend(KeptLines, DirectLines, Widget):
+    """``lo ▇▇▇▇▇▇▇ hi  ▇ inf/nan`` with the quantity's name; log maps show powers of ten. Its
+    line skips Textual's StylesCache pass (DirectLines): a model switch draws six anew."""
 
     DEFAULT_CSS = """
     ColorLegend {

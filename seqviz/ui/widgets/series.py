@@ -12,7 +12,7 @@ import numpy as np
 from rich.text import Text
 from textual.widgets import Static
 
-from seqviz.ui.compat_textual import static_height, update_static
+from seqviz.ui.compat_textual import DirectLines, static_height, update_static
 from seqviz.ui.widgets.kept import KeptLines
 
 
@@ -91,9 +91,10 @@ def data_limits(series: Sequence[Series], log_y: bool,
 Keys = tuple[tuple[str, tuple[int, ...]], ...]  # (label, RGB colour) of each curve
 
 
-class PlotLegend(KeptLines, Static):
+class PlotLegend(KeptLines, DirectLines, Static):
     """One line of coloured keys for the curves of a plot (kept off the plot area). Its drawn
-    lines and heights are kept per keys (a view switching between two models shows two sets)."""
+    lines and heights are kept per keys (a view switching between two models shows two sets);
+    they skip Textual's StylesCache pass (DirectLines)."""
 
     DEFAULT_CSS = """
     PlotLegend {
