@@ -348,6 +348,35 @@ async def test_a_growing_plots_cells_are_its_lines_cut() -> None:
             assert _every_range_is_the_lines_cut(plot, width, height) > 500
 
 
+async def test_a_curve_plots_cells_are_its_lines_cut_as_it_grows() -> None:
+    """The same for the Training scene's curves (CurvePlot): a new result's changed cells are
+    asked for alone. Every range of every line, before a line is drawn again (the changed ones)
+    and from the lines kept (the others), after each of a few results."""
+    from seqviz.ui.widgets.curves import CurvePlot
+
+    plot = CurvePlot(log_y=True, xlabel="update")
+    rng = np.random.default_rng(0)
+    loss = np.exp(-np.linspace(0, 3, 60)) * (1 + 0.3 * rng.random(60))
+    loss[17] = np.nan
+    async with Host(plot).run_test(size=(40, 12)) as pilot:
+        checked = 0
+        for n in (10, 11, 30, 60):
+            x = np.arange(1.0, n + 1)
+            plot.set_series([Series("a", x, loss[:n], (255, 0, 0)),
+                             Series("b", x, loss[:n] * 3, (0, 200, 0)),
+                             Series("x", x[::7], loss[:n:7], (255, 0, 255), "x")],
+                            xlim=(0.0, 60.0), ylim=(1e-2, 10.0))  # fmt: skip
+            if n == 10:  # laid out and drawn once: each later result changes some lines
+                await pilot.pause()
+                drawn(plot)
+            width, height = plot.size
+            changed = [y for y in range(height) if y not in plot._strips]
+            checked += _every_range_is_the_lines_cut(plot, width, height)  # before a paint
+            assert n == 10 or changed  # the result left lines to be drawn
+            await pilot.pause()
+        assert checked > 1000
+
+
 @pytest.mark.parametrize("size", [SIZE, (80, 24)])
 async def test_decodings_panels_take_the_direct_path_and_draw_what_textual_draws(size, make_app):
     """The decoding scene's next-word bars and text panels (ranking, comparison, summary) skip

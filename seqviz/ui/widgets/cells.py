@@ -125,11 +125,22 @@ class CellCanvas(Widget):
             self._on[style] = combined
         return combined
 
+    def _row(self, y: int) -> list[Cell]:
+        grid = self._grid or []
+        return grid[y] if y < len(grid) else []
+
     def render_line(self, y: int) -> Strip:
         strip = self._strips.get(y)
         if strip is None:
-            grid = self._grid or []
-            row = grid[y] if y < len(grid) else []
-            strip = line_strip(row, self._grid_size.width, self._on_base)
+            strip = line_strip(self._row(y), self._grid_size.width, self._on_base)
             self._strips[y] = strip
         return strip
+
+    def render_cells(self, y: int, start: int, stop: int) -> Strip:
+        """Cells ``start`` to ``stop`` of line y as ``render_line`` draws them (DirectLines, for
+        a subclass that has its path): a new result's few changed cells of a curve are drawn
+        and sent without the rest of their line."""
+        strip = self._strips.get(y)
+        if strip is not None:
+            return strip.crop(start, stop)
+        return line_strip(self._row(y)[start:stop], stop - start, self._on_base)
