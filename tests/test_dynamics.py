@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from seqviz.core import Params
 from seqviz.dynamics import LinearRecurrence, find_fixed_points, lyapunov_grid, scan_levels
-from seqviz.dynamics.fixedpoints import cell_map
+from seqviz.dynamics.fixedpoints import ROUNDOFF_Q, _rank, cell_map, q_text
 from seqviz.dynamics.lyapunov import lyapunov_spectrum, network
 
 
@@ -41,6 +42,39 @@ def test_two_unit_network_fixed_points_are_found_exactly():
     axis = int(np.argmin(np.abs(saddle.h)))  # the unstable direction leaves along the zero unit
     assert abs(saddle.unstable[0][axis]) == pytest.approx(1.0)
     assert abs(found.stable[0].top_eigenvalue) == pytest.approx(2 * (1 - star**2))
+
+
+def test_fixed_points_are_ordered_the_same_whatever_their_round_off():
+    # q below ROUNDOFF_Q is round-off, whose digits differ between CPUs and BLAS builds: the
+    # order (and so the numbers the table and the demos cite) must not follow it.
+    p = Params.from_arrays("rnn", np.zeros((2, 1)), 2.0 * np.eye(2))
+    found = find_fixed_points(p, n_starts=400, seed=1)
+    assert [pt.kind for pt in found.points] == ["stable"] * 4 + ["saddle"] * 4 + ["unstable"]
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        noisy = [replace(pt, q=float(rng.uniform(0.0, ROUNDOFF_Q))) for pt in found.points]
+        rng.shuffle(noisy)
+        reordered = sorted(noisy, key=_rank)
+        for a, b in zip(reordered, found.points, strict=True):
+            assert np.array_equal(a.h, b.h)
+    # Above round-off q still decides (a point that is less converged comes later).
+    worse = replace(found.stable[0], q=1e-12)
+    assert sorted([worse, *found.stable[1:]], key=_rank)[-1] is worse
+
+
+def test_saddles_with_more_unstable_directions_come_first():
+    from seqviz.commands.run_fixedpoints import find
+
+    _, fixed = find("flipflop")
+    directions = [p.n_unstable for p in fixed.saddles]
+    assert directions == sorted(directions, reverse=True) and directions[0] > directions[-1]
+
+
+def test_q_at_round_off_is_shown_as_a_bound():
+    assert q_text(3.7e-35) == "<1e-30"
+    assert q_text(0.0) == "<1e-30"
+    assert q_text(2.5e-12) == "2.5e-12"
+    assert q_text(ROUNDOFF_Q) == "1.0e-30"
 
 
 @pytest.mark.parametrize("variant", ["textbook", "pytorch"])

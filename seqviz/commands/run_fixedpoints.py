@@ -39,6 +39,7 @@ def find(model_name: str, starts: int = 512, noise: float = 0.05, seed: int = 0)
 
 def run(args: argparse.Namespace) -> int:
     from seqviz.commands import UsageError
+    from seqviz.dynamics.fixedpoints import q_text
 
     if args.starts < 1:
         raise UsageError(f"--starts must be at least 1, got {args.starts}.")
@@ -76,7 +77,6 @@ def run(args: argparse.Namespace) -> int:
         top = p.top_eigenvalue
         eig = f"{top.real:+.3f}{top.imag:+.3f}j"
         out = " ".join(f"{v:+.2f}" for v in row["output"])
-        print(
-            f"{i:>3}  {p.kind:<8} {p.n_unstable:>8} {p.q:>9.1e} {eig:>18} {abs(top):>6.3f}  {out}"
-        )
+        q = q_text(p.q)
+        print(f"{i:>3}  {p.kind:<8} {p.n_unstable:>8} {q:>9} {eig:>18} {abs(top):>6.3f}  {out}")
     return 0

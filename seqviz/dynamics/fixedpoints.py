@@ -11,6 +11,9 @@ import numpy as np
 from seqviz.core import Params
 
 MAX_HIDDEN = 128
+# q below this is round-off: the solver stops there, and the value's digits then depend on the
+# order of floating-point operations, i.e. on the CPU and BLAS build, not on the network.
+ROUNDOFF_Q = 1e-30
 STABLE, SADDLE, UNSTABLE = "stable", "saddle", "unstable"
 
 
@@ -116,7 +119,7 @@ class FixedPoint:
 
 @dataclass(frozen=True)
 class FixedPoints:
-    points: tuple[FixedPoint, ...]  # stable first, then saddles, then unstable; by q within
+    points: tuple[FixedPoint, ...]  # stable, saddles, unstable; see find_fixed_points
     starts: int
     tolerance: float
 
@@ -161,7 +164,7 @@ def _solve(fmap: CellMap, h: np.ndarray, iters: int) -> np.ndarray:
         q = np.where(better, q2, q)
         # A step that lowers q earns trust (towards pure Gauss-Newton); one that fails, damping.
         mu = np.clip(np.where(better, mu * 0.1, mu * 10.0), 1e-15, 1e8)
-        if np.all(q < 1e-30):
+        if np.all(q < ROUNDOFF_Q):
             break
     return h
 
@@ -184,7 +187,8 @@ def find_fixed_points(
     them are drawn (with replacement) and moved by Gaussian noise of std `noise`. Without
     starts, uniform draws in [-1, 1]^d are used. Points with q <= tolerance are kept, merged
     when closer than `merge` (relative; a point with an eigenvalue on the unit circle is only
-    approached slowly, so its copies spread), and classified by the eigenvalues of dF/dh.
+    approached slowly, so its copies spread), classified by the eigenvalues of dF/dh, and
+    ordered by ``_rank``.
     """
     fmap = cell_map(params, u)
     d = params.hidden_size
@@ -208,9 +212,24 @@ def find_fixed_points(
         if any(np.linalg.norm(p.h - h[i]) < merge * scale for p in found):
             continue
         found.append(_classify(h[i], float(q[i]), jac[i]))
-    order = {STABLE: 0, SADDLE: 1, UNSTABLE: 2}
-    found.sort(key=lambda p: (order[p.kind], p.q))
+    found.sort(key=_rank)
     return FixedPoints(tuple(found), n_starts, tolerance)
+
+
+def _rank(p: FixedPoint) -> tuple[Any, ...]:
+    """Stable points first, then saddles with the most unstable directions, then sources; within
+    those by q, where q is above round-off, then by the largest |eigenvalue|, then by the state.
+    Rounded so that the order is the same on every machine: below ROUNDOFF_Q, q is noise."""
+    order = {STABLE: 0, SADDLE: 1, UNSTABLE: 2}
+    return (order[p.kind], -p.n_unstable, max(p.q, ROUNDOFF_Q),
+            -round(abs(p.top_eigenvalue), 9), tuple(np.round(p.h, 9)))  # fmt: skip
+
+
+def q_text(q: float) -> str:
+    """q as shown (6.5e-12); at round-off, "<1e-30" rather than digits no machine agrees on."""
+    if q < ROUNDOFF_Q:
+        return f"<{ROUNDOFF_Q:.0e}"
+    return f"{q:.1e}"
 
 
 def _classify(h: np.ndarray, q: float, jac: np.ndarray) -> FixedPoint:

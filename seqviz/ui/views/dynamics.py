@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 
+from seqviz.dynamics.fixedpoints import q_text
 from seqviz.scenes.dynamics import PULSE, ChaosResult, PhaseResult, edge, nearest_point
 from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.colormap import diverging, log_magnitude, symmetric_limit
@@ -266,7 +268,7 @@ class DynamicsView(SceneView):
                 if (r.readout is not None or narrow)
                 else " ".join(f"{v:+.2f}" for v in state)
             )
-            table.add_row(str(i + 1), kind, sci(p.q), f"{abs(p.top_eigenvalue):.2f}", shown)
+            table.add_row(str(i + 1), kind, q_text(p.q), f"{abs(p.top_eigenvalue):.2f}", shown)
         return table
 
     @staticmethod
@@ -289,8 +291,8 @@ class DynamicsView(SceneView):
         # by the positive side keeps the chaotic cells visibly red.
         positive = g.lyap[np.isfinite(g.lyap) & (g.lyap > 0)]
         lim = symmetric_limit(g.lyap)
-        if positive.size:
-            lim = min(lim, max(0.1, 2.0 * float(positive.max())))
+        if positive.size:  # rounded up to a tenth: the chaotic runs' last digits vary by CPU
+            lim = min(lim, max(0.1, math.ceil(20.0 * float(positive.max())) / 10.0))
         lyap_map = diverging(lim)
         self.query_one("#dyn-lyap", GridMap).set_data(g.lyap, lyap_map, rows, cols, marks)
         self.query_one("#dyn-lyap-legend", ColorLegend).set_map(lyap_map, "λ_max")
