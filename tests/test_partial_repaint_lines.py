@@ -95,6 +95,41 @@ async def test_the_decoding_tree_stepped_scrolled_and_reselected_equals_a_fresh_
     assert _diff(final, await _fresh(make_app, "decoding", values, frame, size)) == ""
 
 
+async def test_the_next_word_bars_at_every_frame_equal_bars_drawn_afresh(make_app):
+    """A frame that leaves the selected node's markers as they were sets no new bars: at every
+    frame, for the root, a kept node and a node ending in </s> (whose message follows the
+    step), the bars and the screen equal those drawn with nothing kept."""
+    from seqviz.ui.views.decoding import DecodingView
+    from seqviz.ui.widgets.distribution import DistributionBars
+
+    app = make_app("decoding", {"model": "lstm", "width": 3})
+    async with app.run_test(size=(160, 50)) as pilot:
+        mirror = await _mirrored(app, pilot, 160)
+        view, bars = app.query_one(DecodingView), app.query_one(DistributionBars)
+        r, n = app.result, app.n_frames
+        kept = next(node for node in r.nodes.values() if node.depth == 1 and node.status == "kept")
+        ended = next(node for node in r.nodes.values() if node.depth > 1 and r.ended(node))
+        calls: list[Any] = []
+        setter = bars.set_distribution
+        bars.set_distribution = lambda *a, **k: (calls.append(a), setter(*a, **k))  # type: ignore[method-assign]
+        frames_without_new_bars = 0
+        for node in (0, kept.id, ended.id):
+            app.set_param("node", node)
+            await app.until_ready()
+            for frame in [*range(n + 1), 2, 1]:
+                calls.clear()
+                app.seek(frame)
+                await paint_now(app, pilot)
+                frames_without_new_bars += not calls
+                height = bars.size.height
+                lines = [bars.render_line(y) for y in range(height)]
+                assert _diff(mirror, _scratch(app, 160)) == "", (node, frame)
+                view._dist_key = None  # nothing kept: the bars are set anew
+                view.show_frame(app.frame)
+                assert [bars.render_line(y) for y in range(height)] == lines, (node, frame)
+        assert frames_without_new_bars > n  # the root's bars stay put after its first step
+
+
 async def test_the_decoding_trees_direct_lines_are_what_textuals_pass_draws(make_app):
     """The tree skips Textual's line pass (DirectLines): focused (a background tint) or not,
     scrolled under its scrollbar, whole and cropped, its lines are Textual's own, cell for cell

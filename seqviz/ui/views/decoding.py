@@ -580,22 +580,27 @@ class DecodingView(SceneView):
             head.append(f"  (node {node.id}, {status})", style="#9e9e9e")
             self.query_one("#dist-head", Static).update(head, layout=False)
         bars = self.query_one(DistributionBars)
-        key = (id(r), node.id, v.temperature, v.top_k, v.top_p, s, decided)
-        if key == self._dist_key:
-            return
-        self._dist_key = key
-        if r.ended(node):
-            bars.set_distribution(None, message=_ended_message(node, s, decided))
-            self.query_one("#dist-summary", Sized).set_builder(lambda w, h: Text(""))
-            return
-        dist = r.distribution(node.id, v.temperature, v.top_k, v.top_p)
-        marks = {}
-        for kid_id in r.children.get(node.id, ()):
+        ended = r.ended(node)
+        marks: dict[int, str] = {}
+        for kid_id in () if ended else r.children.get(node.id, ()):
             kid = r.nodes[kid_id]
             if kid.depth < s or (kid.depth == s and decided):
                 marks[kid.token] = kid.status
             elif kid.depth == s:
                 marks[kid.token] = "pending"
+        # The bars change with the frame only through the children's markers (once the node's
+        # children are decided, a frame draws nothing new there), an ended node's message with
+        # the step.
+        moment = (s, decided) if ended else tuple(marks.items())
+        key = (id(r), node.id, v.temperature, v.top_k, v.top_p, moment)
+        if key == self._dist_key:
+            return
+        self._dist_key = key
+        if ended:
+            bars.set_distribution(None, message=_ended_message(node, s, decided))
+            self.query_one("#dist-summary", Sized).set_builder(lambda w, h: Text(""))
+            return
+        dist = r.distribution(node.id, v.temperature, v.top_k, v.top_p)
         bars.set_distribution(dist, marks)
         line = summary(dist)
         self.query_one("#dist-summary", Sized).set_builder(lambda w, h: Text(_fit_summary(line, w)))

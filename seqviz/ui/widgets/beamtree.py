@@ -13,7 +13,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from seqviz.scenes.decoding import TreeRow, shown
-from seqviz.ui.compat_textual import DirectLines, content_size
+from seqviz.ui.compat_textual import DirectLines, content_size, repaint_directly
 
 NUMBERS = 18  # flags (3) + p(token) (7) + log P (8)
 MARKERS = {
@@ -236,6 +236,10 @@ class BeamTree(DirectLines, ScrollView, inherit_bindings=False, can_focus=True):
         ):
             self.set_reactive(BeamTree.virtual_size, size)
             self._scroll_update(size)
+            # The thumb's new length goes to the screen with this frame's rows: Textual's
+            # refresh of the scrollbar would reach the screen one message hop later.
+            if self.show_vertical_scrollbar:
+                repaint_directly(self.vertical_scrollbar)
             return False
         self.virtual_size = size
         return True
