@@ -95,10 +95,11 @@ async def test_the_decoding_tree_stepped_scrolled_and_reselected_equals_a_fresh_
     assert _diff(final, await _fresh(make_app, "decoding", values, frame, size)) == ""
 
 
-async def test_the_next_word_bars_at_every_frame_equal_bars_drawn_afresh(make_app):
-    """A frame that leaves the selected node's markers as they were sets no new bars: at every
-    frame, for the root, a kept node and a node ending in </s> (whose message follows the
-    step), the bars and the screen equal those drawn with nothing kept."""
+async def test_the_bars_and_text_panels_at_every_frame_equal_those_drawn_afresh(make_app):
+    """A frame that leaves the selected node's markers as they were sets no new bars, and one
+    that shows what the frame before showed (a scored step) builds no new comparison or ranking:
+    at every frame, for the root, a kept node and a node ending in </s> (whose message follows
+    the step), the screen and those panels equal the ones drawn with nothing kept."""
     from seqviz.ui.views.decoding import DecodingView
     from seqviz.ui.widgets.distribution import DistributionBars
 
@@ -106,13 +107,18 @@ async def test_the_next_word_bars_at_every_frame_equal_bars_drawn_afresh(make_ap
     async with app.run_test(size=(160, 50)) as pilot:
         mirror = await _mirrored(app, pilot, 160)
         view, bars = app.query_one(DecodingView), app.query_one(DistributionBars)
+        panels = [bars, app.query_one("#compare"), app.query_one("#ranking")]
         r, n = app.result, app.n_frames
         kept = next(node for node in r.nodes.values() if node.depth == 1 and node.status == "kept")
         ended = next(node for node in r.nodes.values() if node.depth > 1 and r.ended(node))
         calls: list[Any] = []
-        setter = bars.set_distribution
-        bars.set_distribution = lambda *a, **k: (calls.append(a), setter(*a, **k))  # type: ignore[method-assign]
-        frames_without_new_bars = 0
+
+        def counted(setter: Any) -> Any:
+            return lambda *a, **k: (calls.append(setter), setter(*a, **k))
+
+        bars.set_distribution = counted(bars.set_distribution)  # type: ignore[method-assign]
+        panels[1].set_builder = counted(panels[1].set_builder)  # type: ignore[attr-defined]
+        frames_without_new_bars = frames_without_new_texts = 0
         for node in (0, kept.id, ended.id):
             app.set_param("node", node)
             await app.until_ready()
@@ -120,14 +126,16 @@ async def test_the_next_word_bars_at_every_frame_equal_bars_drawn_afresh(make_ap
                 calls.clear()
                 app.seek(frame)
                 await paint_now(app, pilot)
-                frames_without_new_bars += not calls
-                height = bars.size.height
-                lines = [bars.render_line(y) for y in range(height)]
+                frames_without_new_bars += not any(c.__name__ == "set_distribution" for c in calls)
+                frames_without_new_texts += not any(c.__name__ == "set_builder" for c in calls)
+                lines = [[w.render_line(y) for y in range(w.size.height)] for w in panels]
                 assert _diff(mirror, _scratch(app, 160)) == "", (node, frame)
-                view._dist_key = None  # nothing kept: the bars are set anew
+                view._dist_key = view._panels_key = None  # nothing kept: all set anew
                 view.show_frame(app.frame)
-                assert [bars.render_line(y) for y in range(height)] == lines, (node, frame)
+                afresh = [[w.render_line(y) for y in range(w.size.height)] for w in panels]
+                assert afresh == lines, (node, frame)
         assert frames_without_new_bars > n  # the root's bars stay put after its first step
+        assert frames_without_new_texts >= n  # about every other frame
 
 
 async def test_the_decoding_trees_direct_lines_are_what_textuals_pass_draws(make_app):

@@ -54,6 +54,9 @@ class Sized(DirectLines, Widget):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        # Its texts hold no links: Textual's pass for links would read every segment's meta
+        # (each carries its text offset, for selection) on every draw.
+        self.set_reactive(Sized.auto_links, False)
         self._builder: Any = lambda width, height: Text("")
         self._lines: list[Strip] | None = None
         self._lines_key: tuple | None = None  # (size, style, the Text's key) they were drawn for
@@ -228,7 +231,7 @@ class DecodingView(SceneView):
         self._path: tuple[int, ...] | None = None  # the selection's tokens, kept across results
         self._rows: list = []
         self._rows_key: tuple | None = None
-        self._step_key: tuple | None = None
+        self._panels_key: tuple | None = None  # what the comparison and ranking show
         self._info_key: int | None = None
         self._head_key: tuple | None = None
         self._drawn_node: int | None = None  # the node parameter when _path was recorded
@@ -312,7 +315,8 @@ class DecodingView(SceneView):
     def show_result(self, result: Any) -> None:
         super().show_result(result)
         self.set_class(getattr(self.values, "panel", "bars") == "ranking", "-ranking")
-        self._dist_key = None
+        # keyed on id(result): a new result may get the id of one freed meanwhile
+        self._dist_key = self._panels_key = self._info_key = None
         error = result.error
         self.set_class(error is not None, "-error")
         self.query_one("#dec-error", Static).update(
@@ -358,12 +362,18 @@ class DecodingView(SceneView):
             best=r.final.best.id if frame >= 2 * r.n_steps and r.n_steps else None,
             targets=self._targets_at(r, s),
         )
-        step_key = (id(r), s, decided)
-        if step_key != self._step_key:
-            if self._info_key != id(r):  # the line says what the search ran with: per result
-                self._info_key = id(r)
-                self.query_one("#tree-info", Static).update(self._info(r), layout=False)
-            self._step_key = step_key
+        if self._info_key != id(r):  # the line says what the search ran with: per result
+            self._info_key = id(r)
+            self.query_one("#tree-info", Static).update(self._info(r), layout=False)
+        # The comparison and the ranking show what the search had decided after `done` steps (a
+        # scored step has decided nothing yet), and the ranking the live beam of a step that
+        # stopped the search: a scored frame shows what the decided frame before it showed, and
+        # neither is built again.
+        done = s if decided else s - 1
+        stopped = decided and s > 0 and bool(r.steps[s - 1].stop)
+        panels_key = (id(r), done, stopped)
+        if panels_key != self._panels_key:
+            self._panels_key = panels_key
             self.query_one("#compare", Sized).set_builder(
                 lambda w, h: self._compare(r, s, decided, w)
             )
@@ -450,7 +460,7 @@ class DecodingView(SceneView):
 
     # --- panels --------------------------------------------------------------------------------
     def _show_error_state(self, r: DecodingResult) -> None:
-        self._step_key = self._rows_key = self._head_key = self._info_key = None
+        self._panels_key = self._rows_key = self._head_key = self._info_key = None
         self.query_one(BeamTree).set_tree([], None)
         self.query_one("#tree-info", Static).update("", layout=False)
         self.query_one("#compare", Sized).set_builder(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+from typing import Any
+
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
@@ -34,6 +37,13 @@ LIVE_BG = "#173b2b"
 SELECTED_BG = "#3a3a78"
 GREEDY = "bold #ff8c42"
 BEST = "bold #ffd700"
+
+
+@lru_cache(maxsize=64)
+def _style(**rules: Any) -> Style:
+    """A Style made once per rules: a row drew about eight, and making a Style is most of the
+    cost of combining it (combinations are cached by rich)."""
+    return Style(**rules)
 
 
 def fmt_prob(p: float) -> str:
@@ -295,7 +305,7 @@ class BeamTree(DirectLines, ScrollView, inherit_bindings=False, can_focus=True):
         return strip
 
     def _header(self, width: int) -> Strip:
-        style = Style(color="#9e9e9e", bold=True)
+        style = _style(color="#9e9e9e", bold=True)
         left = " token"
         right = "p(tok)".rjust(10) + "log P".rjust(8)
         text = left + " " * max(0, width - len(left) - len(right)) + right
@@ -307,13 +317,13 @@ class BeamTree(DirectLines, ScrollView, inherit_bindings=False, can_focus=True):
         node = row.node
         selected = node is not None and node.id == self.selected
         bg = SELECTED_BG if selected else (LIVE_BG if row.live else None)
-        base = Style(bgcolor=bg)
+        base = _style(bgcolor=bg)
         dim = row.status == "pruned"
         segs: list[Segment] = [
-            Segment("▸" if selected else " ", Style(color="#ffd54f", bold=True) + base)
+            Segment("▸" if selected else " ", _style(color="#ffd54f", bold=True) + base)
         ]
         step = self._indent
-        guide = Style(color="#5f5f87") + base
+        guide = _style(color="#5f5f87") + base
         for more in row.guides:
             segs.append(Segment(("│" if more else " ").ljust(step), guide))
         if row.depth > 0:
@@ -322,10 +332,10 @@ class BeamTree(DirectLines, ScrollView, inherit_bindings=False, can_focus=True):
         if node is None:
             verb = "candidates" if row.status == "pending" else "pruned"
             text = f"⋯ {row.folded} more {verb} (p ≤ {fmt_prob(row.folded_max)})"
-            segs.append(Segment(text, Style(color="#6c6c6c", italic=True) + base))
+            segs.append(Segment(text, _style(color="#6c6c6c", italic=True) + base))
             return self._finish(segs, [], width, base)
         segs.append(Segment(MARKERS.get(row.status, "?") + " ", color))
-        token_style = Style(color="#6c6c6c") if dim else Style(bold=row.live or selected)
+        token_style = _style(color="#6c6c6c") if dim else _style(bold=row.live or selected)
         if row.status == "finished":
             token_style = Style.parse(COLORS["finished"])
         segs.append(Segment(shown(node.text), token_style + base))
@@ -337,7 +347,7 @@ class BeamTree(DirectLines, ScrollView, inherit_bindings=False, can_focus=True):
             and len(node.tokens) <= len(self.greedy_path)
             and self.greedy_path[: len(node.tokens)] == node.tokens
         )
-        num_style = Style(color="#6c6c6c" if dim else "#d0d0d0") + base
+        num_style = _style(color="#6c6c6c" if dim else "#d0d0d0") + base
         right = [
             Segment(" ★" if flag_best else "  ", Style.parse(BEST) + base),
             Segment("g" if on_greedy else " ", Style.parse(GREEDY) + base),
