@@ -3,6 +3,9 @@ value walked with +) respells a line it drew, and that line is what Textual draw
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -35,21 +38,37 @@ def _drawn_by_textual(widget: Widget) -> Strip:
     return _line(widget)
 
 
+@contextmanager
+def _textual_draws() -> Iterator[list[Widget]]:
+    """The widgets whose content Textual draws meanwhile (``Widget._render_content``)."""
+    drawn: list[Widget] = []
+    original = Widget._render_content
+
+    def counted(widget: Widget) -> None:
+        drawn.append(widget)
+        original(widget)
+
+    Widget._render_content = counted  # type: ignore[method-assign]
+    try:
+        yield drawn
+    finally:
+        Widget._render_content = original  # type: ignore[method-assign]
+
+
+def _is_textuals(widget: Widget, line: Strip, drawn: list[Widget]) -> bool:
+    """Whether ``line`` is, cell for cell, what Textual draws for the widget now."""
+    textual = _drawn_by_textual(widget)
+    assert widget in drawn  # drawn by Textual, not kept
+    return _cells(line) == _cells(textual) and line.cell_length == textual.cell_length
+
+
 async def test_a_walked_value_and_legend_are_respelled_as_textual_draws_them(make_app, ready):
     app = make_app("vanishing")
     async with app.run_test(size=(160, 50)) as pilot:
         await ready(app, pilot)
         row = app.query_one("#param-rho", ParamRow)
         legend = app.query_one("#grad-legend", PlotLegend)
-        drawn: list[Widget] = []
-        original = Widget._render_content
-
-        def counted(widget: Widget) -> None:
-            drawn.append(widget)
-            original(widget)
-
-        Widget._render_content = counted  # type: ignore[method-assign]
-        try:
+        with _textual_draws() as drawn:
             for rho in (1.05, 1.1, 1.15, 0.35, 2.5, 1.15):
                 app.set_param("rho", rho)
                 await ready(app, pilot)
@@ -59,12 +78,30 @@ async def test_a_walked_value_and_legend_are_respelled_as_textual_draws_them(mak
                 assert row.spec.format(rho) in shown[row].text
                 assert f"rho={rho:.2f}" in shown[legend].text
                 for widget, line in shown.items():
-                    textual = _drawn_by_textual(widget)
-                    assert widget in drawn, rho
-                    assert _cells(line) == _cells(textual), (rho, widget)
-                    assert line.cell_length == textual.cell_length
-        finally:
-            Widget._render_content = original  # type: ignore[method-assign]
+                    assert _is_textuals(widget, line, drawn), (rho, widget)
+
+
+async def test_a_new_frame_label_respells_the_status_line_as_textual_draws_it(make_app, ready):
+    """The status line's label at each frame (as at each new Training result: the update count)
+    is respelled from the line drawn for the first frame, and is what Textual draws for it."""
+    from seqviz.ui.status import StatusLine
+
+    app = make_app("vanishing")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        status = app.query_one("#status", StatusLine)
+        app.seek(2)
+        await ready(app, pilot)
+        _line(status)  # the label's shape drawn once
+        with _textual_draws() as drawn:
+            for frame in (3, 4, 7, 5):
+                drawn.clear()
+                app.seek(frame)
+                await ready(app, pilot)  # painted
+                line = _line(status)
+                assert status not in drawn, frame  # respelled, not drawn by Textual
+                assert f"read {frame}/" in line.text
+                assert _is_textuals(status, line, drawn), frame
 
 
 def test_a_shape_stands_for_letters_digits_signs_and_points_only() -> None:

@@ -82,6 +82,12 @@ class StatusLine(KeptLines, DirectLines, Static):
             return
         self.refresh(layout=layout)
 
+    def kept_text(self) -> Text | None:
+        """A new label of a known shape (the Training scene's update count, a frame number)
+        respells a kept line: each new result's status line was a whole draw by Textual."""
+        content = self.content
+        return content if self._shown is not None and isinstance(content, Text) else None
+
     def kept_key(self) -> Hashable:
         """The text, and what Textual's pass draws it with besides the size and the styles
         (KeptLines adds those): the line filters and the ANSI theme. None with a hovered link."""
