@@ -26,5 +26,8 @@ def test_scene_at_defaults(scene, size, snap_compare, make_app, until_drawn):
 
 @pytest.mark.slow
 def test_overflow_snapshot(snap_compare, make_app, until_drawn):
-    app = make_app("vanishing", {"rho": 3.0, "nonlinearity": "linear", "steps": 1000})
+    # Input 3.0 keeps the tanh network out of chaos at rho 3 (at the default 0.5 it is chaotic:
+    # its gradient curve past ~100 steps follows round-off, which differs between CPUs).
+    values = {"rho": 3.0, "nonlinearity": "linear", "steps": 1000, "input_scale": 3.0}
+    app = make_app("vanishing", values)
     assert snap_compare(app, terminal_size=(160, 50), run_before=until_drawn)
