@@ -315,8 +315,10 @@ class DecodingView(SceneView):
     def show_result(self, result: Any) -> None:
         super().show_result(result)
         self.set_class(getattr(self.values, "panel", "bars") == "ranking", "-ranking")
-        # keyed on id(result): a new result may get the id of one freed meanwhile
+        # Every cache keyed on id(result) is dropped: a new result may get the id of one freed
+        # meanwhile, and would then be shown with the old result's rows, panels or bars.
         self._dist_key = self._panels_key = self._info_key = None
+        self._rows_key = self._head_key = self._targets_key = None
         error = result.error
         self.set_class(error is not None, "-error")
         self.query_one("#dec-error", Static).update(
