@@ -151,6 +151,11 @@ def test_binning_only_the_new_points_draws_what_binning_all_of_them_draws() -> N
             kept_hits += sum(grown._hits.get(i) is h for i, h in hits_before.items())
             for a, b in zip(got, want, strict=True):  # dots, their colours, the markers
                 assert np.array_equal(a, b), (seed, event)
+            for i, bins in grown._bins.items():  # the sums too, bit for bit (a few points a
+                once = fresh._bins[i]  # draw are binned one by one, all of them at once here)
+                assert bins.seen.tobytes() == once.seen.tobytes(), (seed, event)
+                assert bins.count.tobytes() == once.count.tobytes(), (seed, event)
+                assert bins.total.tobytes() == once.total.tobytes(), (seed, event)
             # the cells of a kept plot too (a grid whose raster did not move is handed out again)
             drawn, grid = cell_plot._raster_out, cell_plot._grid_out
             cell_plot.log_y = log_y
@@ -242,3 +247,43 @@ def test_a_linear_axis_labels_at_least_two_round_values() -> None:
             assert min(abs(mantissa - m) for m in (1, 2, 5, 10)) < 1e-6
     for lo, width in zip(rng.uniform(-100, 100, 50), rng.uniform(1e-3, 50, 50), strict=True):
         assert len(int_ticks(float(lo), float(lo + width), 2)) >= 2
+
+
+def test_a_results_few_points_binned_one_by_one_sum_as_binning_all_of_them() -> None:
+    """Training-like results: three curves grow a few updates a result (nan, inf, zeros and
+    spikes among them; x reaching the right limit exactly), a marker series grows with them, a
+    line spans the x axis, and now and then the limits change. After every result the kept bins
+    (a few new points binned one by one) hold bit for bit the sums of binning all the points at
+    once, and the raster equals a new plot's."""
+    rng = np.random.default_rng(16)
+    n = 1500
+    curves = [np.exp(rng.normal(0.0, 1.5, n)) for _ in range(3)]
+    for y in curves:
+        bad = rng.random(n) < 0.03
+        y[bad] = rng.choice([np.nan, np.inf, -np.inf, 0.0, 1e30], int(bad.sum()))
+    xs = np.arange(1, n + 1, dtype=float)
+    plot = CurvePlot(log_y=True)
+    size, ylim, upto, few = (76, 64), (0.01, 100.0), 0, 0
+    for result in range(400):
+        upto = min(upto + int(rng.integers(1, 6)), n)
+        if result % 37 == 36:
+            ylim = (float(rng.choice([1e-3, 0.01])), float(rng.choice([10.0, 100.0, 1e4])))
+        xlim = (0.0, 500.0 if upto <= 500 else 1000.0 if upto <= 1000 else 2000.0)
+        series = [Series(f"s{i}", xs[:upto], y[:upto], RED) for i, y in enumerate(curves)]
+        series.insert(0, Series("chance", np.array(xlim), np.full(2, 0.5), RED))  # across
+        big = np.flatnonzero(curves[0][:upto] > 30)
+        series.append(Series("spikes", xs[big], curves[0][big], RED, "x"))
+        before = dict(plot._bins)
+        plot.set_series(series, xlim=xlim, ylim=ylim)
+        fresh = CurvePlot(log_y=True)
+        fresh.set_series(series, xlim=xlim, ylim=ylim)
+        got, want = plot._raster(*size), fresh._raster(*size)
+        for a, b in zip(got, want, strict=True):  # dots, their colours, the markers
+            assert np.array_equal(a, b), result
+        for i, bins in plot._bins.items():
+            once = fresh._bins[i]
+            for kept, all_at_once in ((bins.seen, once.seen), (bins.count, once.count),
+                                      (bins.total, once.total)):  # fmt: skip
+                assert kept.tobytes() == all_at_once.tobytes(), (result, i)
+            few += before.get(i) is bins
+    assert few > 1000  # series binned a few points at a time (not rebuilt)

@@ -25,7 +25,7 @@ from textual.strip import Strip
 
 from seqviz.ui.compat_textual import DirectLines
 from seqviz.ui.widgets.cells import Cell, CellCanvas
-from seqviz.ui.widgets.reveal import PATH, Reveal, columns, polyline
+from seqviz.ui.widgets.reveal import BULK, PATH, Reveal, columns, polyline
 from seqviz.ui.widgets.series import Series, SeriesAxes, int_ticks
 
 AXIS_STYLE = Style(color="#9e9e9e")
@@ -494,11 +494,38 @@ class _Bins(_Kept):
         new = self.take(s)
         if new is None:
             return
+        if len(new.x) <= BULK:  # a result's few points: per point (numpy's calls cost more)
+            self._add_few(new)
+            return
         col, t = columns(new, *self.key)
         good = np.isfinite(t)
         np.add.at(self.seen, col, 1)
         np.add.at(self.count, col[good], 1)
         np.add.at(self.total, col[good], t[good])  # in point order, like bincount's weights
+
+    def _add_few(self, new: Series) -> None:
+        """``add``'s binning point by point: the same float operations as ``columns`` (its
+        log10 is numpy's, as there) and the same sums in point order; each bin touched is
+        read and written once (a result's points fall in a bin or two)."""
+        pw, lo, hi, log_y = self.key
+        y = np.asarray(new.y, dtype=float)
+        with np.errstate(all="ignore"):
+            t = (np.log10(y) if log_y else y).tolist()
+        touched: dict[int, list[Any]] = {}  # bin -> [seen, count, total] added up so far
+        for x, v in zip(np.asarray(new.x, dtype=float).tolist(), t, strict=True):
+            if math.isfinite(x) and lo <= x <= hi:
+                col = min(int((x - lo) / (hi - lo) * pw), pw - 1)
+                sums = touched.get(col)
+                if sums is None:
+                    sums = touched[col] = [0, 0, float(self.total[col])]
+                sums[0] += 1
+                if math.isfinite(v):
+                    sums[1] += 1
+                    sums[2] += v
+        for col, (seen, count, total) in touched.items():
+            self.seen[col] += seen
+            self.count[col] += count
+            self.total[col] = total
 
 
 class _Hits(_Kept):
