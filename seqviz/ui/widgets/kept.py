@@ -123,20 +123,19 @@ class KeptLines:
             return None
         return (shape, self.drawn_with(), *key[1:]), text.plain
 
-    def _respelled(self, key: tuple[Any, ...]) -> list[Strip] | None:
-        """The one line shown now, respelled from a kept drawing of its shape; None if none."""
-        found = self._shape_key(key)
+    def _respelled(self, found: tuple[Hashable, str]) -> list[Strip] | None:
+        """The one line shown now (``found``: ``_shape_key``'s), respelled from a kept drawing
+        of its shape; None if none."""
         shapes = self.__dict__.get("_kept_shapes")
-        drawing = None if found is None or shapes is None else shapes.get(found[0])
-        if found is None or drawing is None:
+        drawing = None if shapes is None else shapes.get(found[0])
+        if drawing is None:
             return None
         line = respelled(drawing[1], drawing[0], found[1])
         return None if line is None else [line]
 
-    def _keep_shape(self, key: tuple[Any, ...], lines: list[Strip]) -> None:
-        """Keep a line Textual drew as the drawing of its text's shape."""
-        found = self._shape_key(key) if len(lines) == 1 else None
-        if found is None:
+    def _keep_shape(self, found: tuple[Hashable, str], lines: list[Strip]) -> None:
+        """Keep a line Textual drew as the drawing of its text's shape (``found``)."""
+        if len(lines) != 1:
             return
         shapes: OrderedDict[Hashable, tuple[str, Strip]] = self.__dict__.setdefault(
             "_kept_shapes", OrderedDict()
@@ -159,10 +158,13 @@ class KeptLines:
         if lines is not None:
             kept.move_to_end(key)  # the least recently shown go first
             return lines
-        lines = self._respelled(key) if crop.height == 1 else None
+        # The text's shape is found once: kept_text() builds the Text (a row's render()).
+        found = self._shape_key(key) if crop.height == 1 else None
+        lines = None if found is None else self._respelled(found)
         if lines is None:
             lines = super().render_lines(crop)  # type: ignore[misc]
-            self._keep_shape(key, lines)
+            if found is not None:
+                self._keep_shape(found, lines)
         kept[key] = lines
         if len(kept) > self.KEEP:
             kept.popitem(last=False)
