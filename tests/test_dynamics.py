@@ -167,3 +167,28 @@ def test_numba_grid_equals_the_numpy_reference():
     lyap, grad = lyapunov_grid_reference(rhos, scales, hidden=12, steps=200, seed=3)
     np.testing.assert_allclose(grid.lyap, lyap, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(grid.grad, grad, rtol=1e-8)
+
+
+def test_lyapunov_kernel_sums_in_order_so_no_cpu_changes_the_chaos_map() -> None:
+    """In the chaotic half of the grid a last-bit difference grows to the second digit of
+    lambda_max, so the kernel must not depend on the CPU's vector width or fused multiply-adds:
+    its numbers equal, bit for bit, the same loops run by the Python interpreter (every sum in
+    index order, one rounding per operation). With fast-math reassociation or contraction the
+    compiled sums are reordered or fused and differ in the last bits, which chaos amplifies."""
+    from seqviz.dynamics.lyapunov import TANH
+    from seqviz.dynamics.lyapunov_kernels import _run
+
+    net = network(32, 150, seed=2)
+    wt = np.ascontiguousarray(net.w.T)
+    for rho, scale in ((2.5, 1.0), (3.0, 0.0), (1.5, 1.0)):  # two chaotic, one ordered
+        args = (net.w, wt, net.x, net.h0, net.v0, rho, scale, 20, 10, TANH)
+        jitted = _run(*args, np.empty((10, 32)))
+        plain = _run.py_func(*args, np.empty((10, 32)))
+        assert jitted == plain, (rho, scale)
+    # the chaotic cells really are chaotic (there a rounding difference grows), and the grid
+    # runs the same kernel
+    grid = lyapunov_grid([2.5, 3.0, 1.5], [1.0, 0.0], hidden=32, steps=150, seed=2, burn=20,
+                         grad_steps=10)  # fmt: skip
+    assert grid.lyap[0, 0] > 0.02 and grid.lyap[1, 1] > 0.1 and grid.lyap[2, 0] < -0.1
+    assert grid.lyap[0, 0] == _run(net.w, wt, net.x, net.h0, net.v0, 2.5, 1.0, 20, 10, TANH,
+                                   np.empty((10, 32)))[0]  # fmt: skip
