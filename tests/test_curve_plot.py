@@ -287,3 +287,65 @@ def test_a_results_few_points_binned_one_by_one_sum_as_binning_all_of_them() -> 
                 assert kept.tobytes() == all_at_once.tobytes(), (result, i)
             few += before.get(i) is bins
     assert few > 1000  # series binned a few points at a time (not rebuilt)
+
+
+def test_the_numba_line_raster_draws_what_the_numpy_path_draws(monkeypatch) -> None:
+    """``raster_kernels.line_raster`` (used once the compiled kernels are ready) and the NumPy
+    path (used before) give the same dots, colours and markers, bit for bit: random series with
+    nan, inf, zeros, negatives and x outside the limits, on log and linear axes, lines in braille
+    and in blocks, a closed PATH and marker series among them, y limits cutting curves off."""
+    import seqviz.ui.widgets.curves as curves
+    from seqviz.core.raster_kernels import line_raster
+
+    assert curves.line_kernel() is line_raster  # the tests compute with the Numba kernels
+    theta = np.linspace(0.0, 2 * np.pi, 61)
+    compared = drawn_dots = 0
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        log_y, blocks = bool(seed % 2), bool(seed % 3 == 0)
+        series = []
+        for i in range(int(rng.integers(1, 5))):
+            x, y = _ugly(rng, int(rng.integers(1, 300)))
+            marker = str(rng.choice(["hd", "hd", "x", curves.PATH]))
+            if marker == curves.PATH:
+                x, y = 120 + 100 * np.cos(theta), 10.0 ** (2 * np.sin(theta) * (i + 1))
+            series.append(Series(f"s{i}", x, y, RED, marker))
+        xlim = (float(rng.choice([-10.0, 0.0])), float(rng.choice([100.0, 250.0])))
+        ylim = (float(rng.choice([1e-3, 0.5])), float(rng.choice([2.0, 1e3])))
+        size = (int(rng.choice([20, 48, 61])) * 2, int(rng.choice([4, 10, 13])) * (2 if blocks else 4))
+        pictures = []
+        for kernel in (line_raster, None):
+            monkeypatch.setattr(curves, "line_kernel", lambda k=kernel: k)
+            plot = CurvePlot(log_y=log_y, blocks=blocks)
+            plot.set_series(series, xlim=xlim, ylim=ylim)
+            pictures.append(plot._raster(*size))
+        for a, b in zip(*pictures, strict=True):
+            assert a.dtype == b.dtype and np.array_equal(a, b), seed
+        compared += 1
+        drawn_dots += int(np.count_nonzero(pictures[0][0]))
+    assert compared == 60 and drawn_dots > 2000  # lines were drawn, not only empty plots
+
+
+def test_the_training_views_marker_points_grow_as_a_prefix() -> None:
+    """The Training view hands the clipped updates (and the spikes/nan) of all cells to one
+    marker series in update order: the next result's series is then this one followed by the
+    new points, so the plot maps only those (its kept hits), where cell by cell a new point of
+    the first cell landed before the other cells' points and every point was mapped again."""
+    from seqviz.ui.views.training import _by_update
+
+    rng = np.random.default_rng(0)
+    steps = [np.sort(rng.choice(np.arange(1, 400), 60, replace=False)) for _ in range(3)]
+    plot = CurvePlot(log_y=True)
+    kept, last = 0, None
+    for n in range(50, 400, 7):  # results: every cell's clipped updates up to update n
+        xs = [s[s <= n].astype(float) for s in steps]
+        x, y = _by_update(np.concatenate(xs), np.concatenate([x * 0 + i + 1 for i, x in enumerate(xs)]))
+        assert np.all(np.diff(x) >= 0)
+        if last is not None:
+            assert np.array_equal(x[: last.size], last)  # a prefix: the old points first
+        last = x
+        plot.set_series([Series("• clipped", x, y, RED, "•")], xlim=(0.0, 400.0), ylim=(0.1, 10.0))
+        hits = plot._hits.get(0)
+        plot._raster(80, 40)
+        kept += plot._hits.get(0) is hits
+    assert kept >= 45  # the kept hits grew; nothing was mapped again from scratch

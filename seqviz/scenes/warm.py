@@ -28,18 +28,22 @@ def warm_all() -> None:
     """Compile or load every kernel the scenes call."""
     from seqviz.core import warmup
     from seqviz.dynamics.lyapunov import warmup as warmup_lyapunov
+    from seqviz.core.raster_kernels import warmup as warmup_raster
 
     warmup()
     warmup_lyapunov()
+    warmup_raster()
 
 
 def _dispatchers() -> list[Any]:
     from seqviz.core import kernels
     from seqviz.dynamics import lyapunov_kernels
+    from seqviz.core import raster_kernels
 
     names = ("forward_kernel", "step_kernel", "trace_kernel", "batch_forward_kernel",
              "batch_backward_kernel")  # fmt: skip
-    return [getattr(kernels, n) for n in names] + [lyapunov_kernels._grid]
+    return [getattr(kernels, n) for n in names] + [lyapunov_kernels._grid,
+                                                      raster_kernels.line_raster]
 
 
 def cache_is_warm() -> bool:

@@ -201,16 +201,17 @@ class TrainingView(SceneView):
             bad_x += nan_at.tolist()
             bad_y += [ylim[1]] * nan_at.size
         if bad_x:
-            loss.append(Series("x spike or nan", np.array(bad_x), np.array(bad_y), BAD_COLOR, "x"))
+            bx, by = _by_update(np.array(bad_x), np.array(bad_y))
+            loss.append(Series("x spike or nan", bx, by, BAD_COLOR, "x"))
         self._plot("loss", loss, xlim, ylim)
         acc.insert(0, Series(f"chance {r.chance:.0%}", np.array(xlim), np.full(2, r.chance), GREY))
         self._plot("acc", acc, xlim, (0.0, 1.0))
         if r.clip > 0:
             norm.insert(0, Series(f"clip {r.clip:g}", np.array(xlim), np.full(2, r.clip),
                                   CLIP_COLOR))  # fmt: skip
-        clipped_x = np.concatenate(clip_x)
+        clipped_x, clipped_y = _by_update(np.concatenate(clip_x), np.concatenate(clip_y))
         if clipped_x.size:
-            norm.append(Series("• clipped", clipped_x, np.concatenate(clip_y), CLIP_COLOR, "•"))
+            norm.append(Series("• clipped", clipped_x, clipped_y, CLIP_COLOR, "•"))
         self._plot("norm", norm, xlim, _decades(norm))
 
     def _plot(self, name: str, series: list[Series], xlim: Any, ylim: Any) -> None:
@@ -304,6 +305,14 @@ class TrainingView(SceneView):
             return [*lines, sample, answers]
         lr = f"lr {r.lr:g} · clip {'off' if r.clip == 0 else f'{r.clip:g}'}"
         return [*lines, Text(""), sample, Text(lr, style="dim")]
+
+
+def _by_update(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The points of all cells in the order of their update (cells in order within one): the
+    next result's points then follow these, and a marker series that only grew has just its
+    new points mapped (CurvePlot); cell by cell, a new point landed before the others'."""
+    order = np.argsort(x, kind="stable")
+    return x[order], y[order]
 
 
 def _decades(series: list[Series]) -> tuple[float, float] | None:

@@ -23,6 +23,7 @@ from rich.style import Style
 from textual.geometry import Region
 from textual.strip import Strip
 
+from seqviz.core import backend
 from seqviz.ui.compat_textual import DirectLines
 from seqviz.ui.widgets.cells import Cell, CellCanvas
 from seqviz.ui.widgets.reveal import BULK, PATH, Reveal, columns, polyline
@@ -77,9 +78,8 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
         self._bins: dict[int, _Bins] = {}  # line series index -> its x bins, as last drawn
         self._hits: dict[int, _Hits] = {}  # marker series index -> the cells its points hit
         self._paths: dict[int, tuple[Series, Any, Any]] = {}  # PATH series index -> its pixels
-        # What the last raster was drawn from, and what it drew: a result that moves no pixel
-        # (a new point that leaves its bin's mean on the same pixel row) redraws nothing.
-        self._raster_key: Any = None
+        # The last raster: a result that moves no pixel (a new point that leaves its bin's
+        # mean on the same pixel row) redraws nothing.
         self._raster_out: tuple[np.ndarray, np.ndarray, Marks] | None = None
         self._grid_key: Any = (None, None, None, None)
         self._grid_out: list[list[Cell]] = []
@@ -208,12 +208,9 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
             hits.hit[rows[ok] // self._cell_h, cols[ok] // 2] = True
         return hits.hit
 
-    def _line_pixels(self, pw: int, ph: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(series index, pixel column, pixel row) of the points every binned line joins: per
-        binned series (series order, then column order) each non-empty x bin at the mean of
-        its points, from the bins kept per series. Row -1 where there is only what cannot be
-        drawn. The binned series go through one pass together: per series, numpy's call
-        overhead was most of a frame's cost."""
+    def _line_bins(self, pw: int) -> tuple[list[int], list[_Bins]]:
+        """(series index, its kept x bins) of every binned line series, in series order; each
+        series' bins brought up to date (a series that only grew adds just its new points)."""
         lo, hi = self._xlim
         hi = hi if hi > lo else lo + 1.0
         index, kept = [], []
@@ -226,6 +223,15 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
             bins.add(s)
             index.append(i)
             kept.append(bins)
+        return index, kept
+
+    def _line_pixels(self, index: list[int], kept: list[_Bins], pw: int,
+                     ph: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+        """(series index, pixel column, pixel row) of the points every binned line joins: per
+        binned series (series order, then column order) each non-empty x bin at the mean of
+        its points. Row -1 where there is only what cannot be drawn. The binned series go
+        through one pass together: per series, numpy's call overhead was most of a frame's
+        cost. (The NumPy path; ``raster_kernels.line_raster`` does the same in one call.)"""
         if not kept:
             empty = np.zeros(0, np.int64)
             return empty, empty, empty
@@ -257,34 +263,43 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
     def _raster(self, pw: int, ph: int) -> tuple[np.ndarray, np.ndarray, Marks]:
         """Dot bits (ph // cell_h, pw // 2), the series index colouring each cell (-1: none)
         and the character markers {(row, col): series index}. The same object as last time if
-        every series has the same pixels as then (the raster is a function of them alone)."""
+        all three are the same as then (the grid is a function of them alone)."""
         shown = self._shown()
         self._bins = {i: b for i, b in self._bins.items() if i < len(shown)}
         self._hits = {i: h for i, h in self._hits.items() if i < len(shown)}
         self._paths = {i: p for i, p in self._paths.items() if i < len(shown)}
-        line = self._line_pixels(pw, ph)
+        index, kept = self._line_bins(pw)
         paths = [self._path_pixels(i, s, pw, ph) for i, s in enumerate(shown) if s.marker == PATH]
-        hits = [(i, self._marker_cells(i, s, pw, ph)) for i, s in enumerate(shown)
-                if len(s.marker) == 1]  # fmt: skip
-        key = (pw, ph, tuple(a.tobytes() for a in line),
-               tuple(tuple(a.tobytes() for a in path) for path in paths),
-               tuple((i, hit.tobytes()) for i, hit in hits))  # fmt: skip
-        if key == self._raster_key and self._raster_out is not None:
-            return self._raster_out
         ch, dots = self._cell_h, self._dots
         bits = np.zeros((ph // ch, pw // 2), dtype=np.int64)
         owner = np.full(bits.shape, -1, dtype=np.int64)
         marks: Marks = np.full(bits.shape, -1, dtype=np.int64)
-        for i, hit in hits:
-            marks[hit] = i  # a later series' character over an earlier one's
-        who, px, py = polyline(*line)
-        if paths:  # the pixels the same: drawn in any order, a later series over (max)
-            who, px, py = (np.concatenate(a) for a in zip((who, px, py), *paths, strict=True))
-        if px.size:
-            np.bitwise_or.at(bits, (py // ch, px // 2), dots[py % ch, px % 2])
-            np.maximum.at(owner, (py // ch, px // 2), who)  # a later series draws over
-        self._raster_key, self._raster_out = key, (bits, owner, marks)
-        return bits, owner, marks
+        for i, s in enumerate(shown):
+            if len(s.marker) == 1:
+                marks[self._marker_cells(i, s, pw, ph)] = i  # a later series' over an earlier
+        kernel = line_kernel()
+        if kernel is not None:
+            more = (np.stack([np.concatenate(a) for a in zip(*paths, strict=True)])
+                    if paths else _NO_PIXELS)  # fmt: skip
+            if kept or paths:
+                y_lo, y_hi = self._y_span()
+                kernel(np.stack([b.seen for b in kept]) if kept else _NO_BINS,
+                       np.stack([b.count for b in kept]) if kept else _NO_BINS,
+                       np.stack([b.total for b in kept]) if kept else _NO_TOTALS,
+                       np.asarray(index, np.int64), y_lo, y_hi, ph, dots, more, bits, owner)  # fmt: skip
+        else:
+            who, px, py = polyline(*self._line_pixels(index, kept, pw, ph))
+            if paths:  # the pixels the same: drawn in any order, a later series over (max)
+                who, px, py = (np.concatenate(a) for a in zip((who, px, py), *paths, strict=True))
+            if px.size:
+                np.bitwise_or.at(bits, (py // ch, px // 2), dots[py % ch, px % 2])
+                np.maximum.at(owner, (py // ch, px // 2), who)  # a later series draws over
+        last = self._raster_out
+        if (last is not None and last[0].shape == bits.shape and bits.tobytes() == last[0].tobytes()
+                and owner.tobytes() == last[1].tobytes() and marks.tobytes() == last[2].tobytes()):
+            return last  # nothing moved: the same object, which _drawn passes over at once
+        self._raster_out = bits, owner, marks
+        return self._raster_out
 
     def _reveal_raster(self, pw: int, ph: int) -> tuple[np.ndarray, np.ndarray, Marks]:
         """``_raster`` for the points shown; during a reveal from the kept ``Reveal``, which
@@ -535,6 +550,26 @@ class _Hits(_Kept):
     def __init__(self, key: Any, shape: tuple[int, int]) -> None:
         super().__init__(key)
         self.hit = np.zeros(shape, dtype=bool)  # (cell rows, cell columns)
+
+
+_NO_PIXELS = np.zeros((3, 0), np.int64)
+_NO_BINS = np.zeros((0, 1), np.int64)
+_NO_TOTALS = np.zeros((0, 1))
+
+
+def line_kernel() -> Any:
+    """``raster_kernels.line_raster`` where this thread computes with the Numba kernels; None
+    while the app still uses the NumPy reference (the kernel is compiled or loaded with the
+    others by the warm-up, never on the screen's thread). Once found, kept."""
+    global _line_kernel
+    if _line_kernel is None and not backend.using_reference():
+        from seqviz.core.raster_kernels import line_raster
+
+        _line_kernel = line_raster
+    return _line_kernel
+
+
+_line_kernel: Any = None
 
 
 def _left_of(s: Series, edge: float) -> Series:
