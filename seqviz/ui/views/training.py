@@ -127,6 +127,16 @@ class TrainingView(SceneView):
         self._capped: Any = None  # the result the capped panels show
         self._capped_at = -math.inf  # when they were drawn (time.monotonic)
         self._since_capped = 0  # results drawn since
+        self._found: dict[str, Any] = {}  # id -> its widget (the view's widgets never change)
+        self._key_lines: dict[tuple[float, float, float], Series] = {}
+
+    def _one(self, id: str, kind: type[Any]) -> Any:
+        """``query_one("#" + id, kind)``, looked up once: a DOM query for each of the ten
+        widgets a result touches cost about 2% of a frame."""
+        widget = self._found.get(id)
+        if widget is None or not widget.is_attached:
+            widget = self._found[id] = self.query_one(f"#{id}", kind)
+        return widget
 
     @property
     def capped_current(self) -> bool:
@@ -170,7 +180,7 @@ class TrainingView(SceneView):
         self._capped, self._capped_at, self._since_capped = r, time.monotonic(), 0
         self._show_back(r)
         self._show_forget(r)
-        self.query_one("#train-readout", Readout).set_builder(lambda width: self._readout(r, width))
+        self._one("train-readout", Readout).set_builder(lambda width: self._readout(r, width))
 
     def _draw(self, result: Any) -> None:
         r = result
@@ -215,8 +225,8 @@ class TrainingView(SceneView):
         self._plot("norm", norm, xlim, _decades(norm))
 
     def _plot(self, name: str, series: list[Series], xlim: Any, ylim: Any) -> None:
-        self.query_one(f"#train-{name}", CurvePlot).set_series(series, xlim=xlim, ylim=ylim)
-        self.query_one(f"#train-{name}-legend", PlotLegend).show_series(series)
+        self._one(f"train-{name}", CurvePlot).set_series(series, xlim=xlim, ylim=ylim)
+        self._one(f"train-{name}-legend", PlotLegend).show_series(series)
 
     def _show_back(self, r: Any) -> None:
         k = np.arange(r.T, dtype=float)
@@ -233,16 +243,24 @@ class TrainingView(SceneView):
             hi = 10 ** math.ceil(math.log10(float(good.max())))
             hi = hi if hi > lo else lo * 10
             ylim = (lo, hi)
-            lag = float(r.T - 1 - r.key)
-            ys = np.geomspace(lo, hi, 200)  # a point in every pixel row: an unbroken line
-            series.append(Series(f"key, {lag:g} back", np.full(ys.size, lag), ys, GREY, "│"))
+            series.append(self._key_line(float(r.T - 1 - r.key), lo, hi))
         self._plot("back", series, (0.0, float(max(r.T - 1, 1))), ylim)
 
+    def _key_line(self, lag: float, lo: float, hi: float) -> Series:
+        """The grey vertical line at the key's distance, the same object while the distance
+        and the y limits stay (the plot then finds its cells kept, not mapped again)."""
+        kept = self._key_lines.get((lag, lo, hi))
+        if kept is None:
+            ys = np.geomspace(lo, hi, 200)  # a point in every pixel row: an unbroken line
+            kept = Series(f"key, {lag:g} back", np.full(ys.size, lag), ys, GREY, "│")
+            self._key_lines = {(lag, lo, hi): kept}
+        return kept
+
     def _show_forget(self, r: Any) -> None:
-        heat = self.query_one("#train-forget", Heatmap)
-        legend = self.query_one("#train-forget-legend", ColorLegend)
+        heat = self._one("train-forget", Heatmap)
+        legend = self._one("train-forget-legend", ColorLegend)
         lstm = r.cell("lstm")
-        panel = self.query_one("#train-forget-panel", Panel)
+        panel = self._one("train-forget-panel", Panel)
         if lstm is None or lstm.forget is None:
             heat.clear()
             panel.set_caption("No LSTM in this race: add one with the cells knob.")
