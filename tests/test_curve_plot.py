@@ -349,3 +349,28 @@ def test_the_training_views_marker_points_grow_as_a_prefix() -> None:
         plot._raster(80, 40)
         kept += plot._hits.get(0) is hits
     assert kept >= 45  # the kept hits grew; nothing was mapped again from scratch
+
+
+def test_the_gradient_plots_y_axis_stays_while_the_data_fit_with_little_room() -> None:
+    """While training runs the |dL/dh| plot keeps its y limits while the data's decades lie
+    inside them with at most STEADY_DECADES to spare, and takes the data's own otherwise."""
+    from seqviz.ui.views.training import STEADY_DECADES, _steady
+
+    assert _steady(None, (1e-3, 1.0)) == (1e-3, 1.0)
+    assert _steady((1e-4, 1.0), (1e-3, 1.0)) == (1e-4, 1.0)  # a decade to spare: kept
+    assert _steady((1e-4, 10.0), (1e-3, 1.0)) == (1e-4, 10.0)  # two: kept
+    assert STEADY_DECADES == 2
+    assert _steady((1e-5, 10.0), (1e-3, 1.0)) == (1e-3, 1.0)  # three: the data's own
+    assert _steady((1e-3, 1.0), (1e-4, 1.0)) == (1e-4, 1.0)  # data outside: the data's own
+    assert _steady((1e-3, 1.0), (1e-3, 10.0)) == (1e-3, 10.0)
+    # a jittering series: its limits move far less often than its own decades do
+    rng = np.random.default_rng(1)
+    lows = 10.0 ** -rng.integers(2, 5, 200)
+    limits, moves, own = None, 0, 0
+    for i, low in enumerate(lows):
+        new = _steady(limits, (float(low), 1.0))
+        moves += new != limits
+        own += i > 0 and low != lows[i - 1]
+        assert new[0] <= low and new[1] >= 1.0  # every point stays on the plot
+        limits = new
+    assert moves < own / 3

@@ -129,6 +129,7 @@ class TrainingView(SceneView):
         self._since_capped = 0  # results drawn since
         self._found: dict[str, Any] = {}  # id -> its widget (the view's widgets never change)
         self._key_lines: dict[tuple[float, float, float], Series] = {}
+        self._back_ylim: tuple[float, float] | None = None  # the |dL/dh| plot's, as drawn
 
     def _one(self, id: str, kind: type[Any]) -> Any:
         """``query_one("#" + id, kind)``, looked up once: a DOM query for each of the ten
@@ -241,9 +242,12 @@ class TrainingView(SceneView):
         if good.size:
             lo = 10 ** math.floor(math.log10(float(good.min())))
             hi = 10 ** math.ceil(math.log10(float(good.max())))
-            hi = hi if hi > lo else lo * 10
-            ylim = (lo, hi)
-            series.append(self._key_line(float(r.T - 1 - r.key), lo, hi))
+            fit = (lo, hi if hi > lo else lo * 10)
+            # Steady only while training runs: a pause, a step and the last result show the
+            # data's own decades (what a screen drawn from that result alone shows).
+            running = getattr(self.app, "playing", False) and not r.done
+            ylim = self._back_ylim = _steady(self._back_ylim, fit) if running else fit
+            series.append(self._key_line(float(r.T - 1 - r.key), *ylim))
         self._plot("back", series, (0.0, float(max(r.T - 1, 1))), ylim)
 
     def _key_line(self, lag: float, lo: float, hi: float) -> Series:
@@ -253,7 +257,9 @@ class TrainingView(SceneView):
         if kept is None:
             ys = np.geomspace(lo, hi, 200)  # a point in every pixel row: an unbroken line
             kept = Series(f"key, {lag:g} back", np.full(ys.size, lag), ys, GREY, "│")
-            self._key_lines = {(lag, lo, hi): kept}
+            if len(self._key_lines) >= 8:  # the limits move between a few decades
+                self._key_lines.clear()
+            self._key_lines[lag, lo, hi] = kept
         return kept
 
     def _show_forget(self, r: Any) -> None:
@@ -323,6 +329,20 @@ class TrainingView(SceneView):
             return [*lines, sample, answers]
         lr = f"lr {r.lr:g} · clip {'off' if r.clip == 0 else f'{r.clip:g}'}"
         return [*lines, Text(""), sample, Text(lr, style="dim")]
+
+
+STEADY_DECADES = 2  # decades of room the |dL/dh| plot's y axis may keep beyond its data's
+
+
+def _steady(last: tuple[float, float] | None, fit: tuple[float, float]) -> tuple[float, float]:
+    """The |dL/dh| plot's y limits: ``last`` while the data's whole decades ``fit`` lie inside
+    them and they are at most STEADY_DECADES decades wider, else ``fit``. The gradient k steps
+    back jumps by a decade or two from one update to the next; limits that followed it redrew
+    the whole plot and moved its axis labels four times a second."""
+    if last is None or not (last[0] <= fit[0] and fit[1] <= last[1]):
+        return fit
+    room = math.log10(last[1] / last[0]) - math.log10(fit[1] / fit[0])
+    return last if room <= STEADY_DECADES + 1e-9 else fit
 
 
 def _by_update(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
