@@ -312,7 +312,8 @@ def test_the_numba_line_raster_draws_what_the_numpy_path_draws(monkeypatch) -> N
             series.append(Series(f"s{i}", x, y, RED, marker))
         xlim = (float(rng.choice([-10.0, 0.0])), float(rng.choice([100.0, 250.0])))
         ylim = (float(rng.choice([1e-3, 0.5])), float(rng.choice([2.0, 1e3])))
-        size = (int(rng.choice([20, 48, 61])) * 2, int(rng.choice([4, 10, 13])) * (2 if blocks else 4))
+        cells = (int(rng.choice([20, 48, 61])), int(rng.choice([4, 10, 13])))
+        size = (cells[0] * 2, cells[1] * (2 if blocks else 4))
         pictures = []
         for kernel in (line_raster, None):
             monkeypatch.setattr(curves, "line_kernel", lambda k=kernel: k)
@@ -339,7 +340,8 @@ def test_the_training_views_marker_points_grow_as_a_prefix() -> None:
     kept, last = 0, None
     for n in range(50, 400, 7):  # results: every cell's clipped updates up to update n
         xs = [s[s <= n].astype(float) for s in steps]
-        x, y = _by_update(np.concatenate(xs), np.concatenate([x * 0 + i + 1 for i, x in enumerate(xs)]))
+        cell = [np.full(x.size, i + 1.0) for i, x in enumerate(xs)]  # y: the cell's number
+        x, y = _by_update(np.concatenate(xs), np.concatenate(cell))
         assert np.all(np.diff(x) >= 0)
         if last is not None:
             assert np.array_equal(x[: last.size], last)  # a prefix: the old points first

@@ -1,4 +1,5 @@
-"""CurvePlot's line raster as one Numba kernel (imported on first use: numba is not needed to start).
+"""CurvePlot's line raster as one Numba kernel (imported on first use: numba is not needed to
+start).
 
 It lives with the core's kernels, below the UI, so that the warm-up (``seqviz.scenes.warm``)
 compiles and loads it with them; the app uses it only once they are ready (``backend``).
@@ -76,5 +77,6 @@ def warmup() -> None:
     """Compile (or load from the cache) the kernel, for the types CurvePlot passes."""
     bins = np.zeros((1, 2), np.int64)
     cells = np.zeros((1, 1), np.int64)
-    line_raster(bins, bins, np.zeros((1, 2)), np.zeros(1, np.int64), 0.0, 1.0, 4,
-                np.ones((4, 2), np.int64), np.zeros((3, 0), np.int64), cells, cells.copy())  # fmt: skip
+    dots, more = np.ones((4, 2), np.int64), np.zeros((3, 0), np.int64)
+    line_raster(bins, bins, np.zeros((1, 2)), np.zeros(1, np.int64), 0.0, 1.0, 4, dots, more,
+                cells, cells.copy())  # fmt: skip

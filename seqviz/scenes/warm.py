@@ -27,8 +27,8 @@ FAILED = "compiling in the background failed; compiling here (the screen may stu
 def warm_all() -> None:
     """Compile or load every kernel the scenes call."""
     from seqviz.core import warmup
-    from seqviz.dynamics.lyapunov import warmup as warmup_lyapunov
     from seqviz.core.raster_kernels import warmup as warmup_raster
+    from seqviz.dynamics.lyapunov import warmup as warmup_lyapunov
 
     warmup()
     warmup_lyapunov()
@@ -36,9 +36,8 @@ def warm_all() -> None:
 
 
 def _dispatchers() -> list[Any]:
-    from seqviz.core import kernels
+    from seqviz.core import kernels, raster_kernels
     from seqviz.dynamics import lyapunov_kernels
-    from seqviz.core import raster_kernels
 
     names = ("forward_kernel", "step_kernel", "trace_kernel", "batch_forward_kernel",
              "batch_backward_kernel")  # fmt: skip

@@ -283,10 +283,11 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
                     if paths else _NO_PIXELS)  # fmt: skip
             if kept or paths:
                 y_lo, y_hi = self._y_span()
-                kernel(np.stack([b.seen for b in kept]) if kept else _NO_BINS,
-                       np.stack([b.count for b in kept]) if kept else _NO_BINS,
-                       np.stack([b.total for b in kept]) if kept else _NO_TOTALS,
-                       np.asarray(index, np.int64), y_lo, y_hi, ph, dots, more, bits, owner)  # fmt: skip
+                seen = np.stack([b.seen for b in kept]) if kept else _NO_BINS
+                count = np.stack([b.count for b in kept]) if kept else _NO_BINS
+                total = np.stack([b.total for b in kept]) if kept else _NO_TOTALS
+                kernel(seen, count, total, np.asarray(index, np.int64), y_lo, y_hi, ph, dots,
+                       more, bits, owner)  # fmt: skip
         else:
             who, px, py = polyline(*self._line_pixels(index, kept, pw, ph))
             if paths:  # the pixels the same: drawn in any order, a later series over (max)
@@ -295,8 +296,9 @@ class CurvePlot(SeriesAxes, DirectLines, CellCanvas):
                 np.bitwise_or.at(bits, (py // ch, px // 2), dots[py % ch, px % 2])
                 np.maximum.at(owner, (py // ch, px // 2), who)  # a later series draws over
         last = self._raster_out
-        if (last is not None and last[0].shape == bits.shape and bits.tobytes() == last[0].tobytes()
-                and owner.tobytes() == last[1].tobytes() and marks.tobytes() == last[2].tobytes()):
+        if (last is not None and last[0].shape == bits.shape
+                and bits.tobytes() == last[0].tobytes() and owner.tobytes() == last[1].tobytes()
+                and marks.tobytes() == last[2].tobytes()):  # fmt: skip
             return last  # nothing moved: the same object, which _drawn passes over at once
         self._raster_out = bits, owner, marks
         return self._raster_out
