@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -207,6 +207,9 @@ class Panel(KeptLines, Vertical):
             self._short_caption.reserve(short)
 
 
+W = TypeVar("W", bound=Widget)
+
+
 class SceneView(Vertical):
     """Base class of scene views; subclasses compose panels and implement the show_* methods.
 
@@ -222,6 +225,16 @@ class SceneView(Vertical):
         width: 1fr;
     }
     """
+
+    def _one(self, selector: str, kind: type[W]) -> W:
+        """The view's widget for ``selector``, looked up once: a result and a frame ask for
+        many (gates about sixty, Training ten), and a query walks the DOM (a view's widgets
+        are composed once)."""
+        found: dict[str, Any] = self.__dict__.setdefault("_found", {})
+        widget = found.get(selector)
+        if widget is None:
+            widget = found[selector] = self.query_one(selector, kind)
+        return widget  # type: ignore[no-any-return]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
-from textual.widget import Widget
 
 from seqviz.scenes.gates import GATE_LABELS, SIGNED, gru_parts
 from seqviz.ui.views.base import Panel, SceneView
@@ -19,7 +18,6 @@ from seqviz.ui.widgets.legend import ColorLegend
 from seqviz.ui.widgets.readout import Readout, wrapped_lines
 from seqviz.ui.widgets.series import PlotLegend, Series
 
-W = TypeVar("W", bound=Widget)
 N_PANELS = 6  # LSTM: i f g o c h; GRU: r z n, then h's two parts and h
 CAPTIONS = {
     "i": ("Bright where the cell writes: which characters get stored.", "bright = write"),
@@ -156,15 +154,6 @@ class GatesView(SceneView):
                 short="",  # compact: the formulas are in the readout itself
                 id="gates-readout-panel",
             )
-
-    def _one(self, selector: str, kind: type[W]) -> W:
-        """The view's widget for ``selector``, looked up once: a result and a frame ask for
-        about sixty, and a query walks the DOM (the view's widgets are composed once)."""
-        found: dict[str, Any] = self.__dict__.setdefault("_found", {})
-        widget = found.get(selector)
-        if widget is None:
-            widget = found[selector] = self.query_one(selector, kind)
-        return widget  # type: ignore[no-any-return]
 
     def on_mount(self) -> None:
         # every caption a slot can show, in all six: the maps keep one height, and line up

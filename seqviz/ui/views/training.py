@@ -127,17 +127,8 @@ class TrainingView(SceneView):
         self._capped: Any = None  # the result the capped panels show
         self._capped_at = -math.inf  # when they were drawn (time.monotonic)
         self._since_capped = 0  # results drawn since
-        self._found: dict[str, Any] = {}  # id -> its widget (the view's widgets never change)
         self._key_lines: dict[tuple[float, float, float], Series] = {}
         self._back_ylim: tuple[float, float] | None = None  # the |dL/dh| plot's, as drawn
-
-    def _one(self, id: str, kind: type[Any]) -> Any:
-        """``query_one("#" + id, kind)``, looked up once: a DOM query for each of the ten
-        widgets a result touches cost about 2% of a frame."""
-        widget = self._found.get(id)
-        if widget is None or not widget.is_attached:
-            widget = self._found[id] = self.query_one(f"#{id}", kind)
-        return widget
 
     @property
     def capped_current(self) -> bool:
@@ -181,7 +172,7 @@ class TrainingView(SceneView):
         self._capped, self._capped_at, self._since_capped = r, time.monotonic(), 0
         self._show_back(r)
         self._show_forget(r)
-        self._one("train-readout", Readout).set_builder(lambda width: self._readout(r, width))
+        self._one("#train-readout", Readout).set_builder(lambda width: self._readout(r, width))
 
     def _draw(self, result: Any) -> None:
         r = result
@@ -226,8 +217,8 @@ class TrainingView(SceneView):
         self._plot("norm", norm, xlim, _decades(norm))
 
     def _plot(self, name: str, series: list[Series], xlim: Any, ylim: Any) -> None:
-        self._one(f"train-{name}", CurvePlot).set_series(series, xlim=xlim, ylim=ylim)
-        self._one(f"train-{name}-legend", PlotLegend).show_series(series)
+        self._one(f"#train-{name}", CurvePlot).set_series(series, xlim=xlim, ylim=ylim)
+        self._one(f"#train-{name}-legend", PlotLegend).show_series(series)
 
     def _show_back(self, r: Any) -> None:
         k = np.arange(r.T, dtype=float)
@@ -236,13 +227,8 @@ class TrainingView(SceneView):
         series = [
             Series(c.cell.upper(), k, v, COLORS[c.cell]) for c, v in zip(r.cells, rel, strict=True)
         ]
-        values = np.concatenate(rel)
-        good = values[np.isfinite(values) & (values > 0)]
-        ylim = None
-        if good.size:
-            lo = 10 ** math.floor(math.log10(float(good.min())))
-            hi = 10 ** math.ceil(math.log10(float(good.max())))
-            fit = (lo, hi if hi > lo else lo * 10)
+        ylim = fit = _decades(series)
+        if fit is not None:
             # Steady only while training runs: a pause, a step and the last result show the
             # data's own decades (what a screen drawn from that result alone shows).
             running = getattr(self.app, "playing", False) and not r.done
@@ -263,10 +249,10 @@ class TrainingView(SceneView):
         return kept
 
     def _show_forget(self, r: Any) -> None:
-        heat = self._one("train-forget", Heatmap)
-        legend = self._one("train-forget-legend", ColorLegend)
+        heat = self._one("#train-forget", Heatmap)
+        legend = self._one("#train-forget-legend", ColorLegend)
         lstm = r.cell("lstm")
-        panel = self._one("train-forget-panel", Panel)
+        panel = self._one("#train-forget-panel", Panel)
         if lstm is None or lstm.forget is None:
             heat.clear()
             panel.set_caption("No LSTM in this race: add one with the cells knob.")
