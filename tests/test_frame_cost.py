@@ -233,6 +233,28 @@ async def test_every_legend_takes_the_direct_path_and_draws_what_textual_draws(s
     assert checked == {ColorLegend, PlotLegend} if size == SIZE else checked
 
 
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_every_caption_takes_the_direct_path_and_draws_what_textual_draws(size, make_app):
+    # Panel captions skip Textual's line pass (DirectLines; a model switch draws six anew):
+    # in every scene each shown caption's lines are what Textual's own pass draws.
+    from seqviz.ui.views.base import Caption
+
+    scenes = ["vanishing", "memory", "gates", "gradflow", "decoding", "tagging", "dynamics",
+              "inside", "training", "seq2seq"]  # fmt: skip
+    app = make_app(scenes[0])
+    checked = 0
+    async with app.run_test(size=size) as pilot:
+        for scene in scenes:
+            app.set_scene(scene)
+            await app.until_ready()
+            await paint_now(app, pilot)
+            for caption in (c for c in app.query(Caption) if c.size.area):
+                assert caption._direct_background() is not None, (scene, caption.text)
+                assert drawn(caption) == _textualdrawn(caption), (scene, caption.text)
+                checked += 1
+    assert checked >= 20
+
+
 async def test_a_readout_with_no_width_draws_nothing_and_does_not_fail() -> None:
     """A screen squeezed to nothing gives a readout width 0: its lines (handed as Texts, which
     rich cannot wrap to width 0) are none, not an error that ends the app (the 10,000-key fuzz

@@ -125,3 +125,24 @@ def test_a_line_that_does_not_show_the_text_whole_once_is_not_respelled() -> Non
     assert respelled(Strip([Segment("1.0 1.0")]), "1.0", "2.0") is None  # twice: which one?
     assert respelled(Strip([Segment("rho 1.")]), "rho 1.05", "rho 2.50") is None  # cut
     assert respelled(Strip([Segment("宽 1.05")]), "1.05", "2.50") is None  # a wide character
+
+
+async def test_a_model_switch_respells_the_gate_legends_as_textual_draws_them(make_app, ready):
+    """An LSTM's gate legends after a GRU's: the same colours under another gate's name are
+    respelled from the lines drawn for the GRU, and each is what Textual draws for it."""
+    from seqviz.ui.widgets.legend import ColorLegend
+
+    app = make_app("gates", {"model": "agreement-gru"})  # no LSTM legend drawn before
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        legends = [app.query_one(f"#legend-{i}", ColorLegend) for i in range(6)]
+        gru = [_line(legend).text for legend in legends]  # drawn (and kept) for the GRU
+        with _textual_draws() as drawn:
+            app.set_param("model", "agreement")
+            await ready(app, pilot)  # painted: the legends drawn or respelled meanwhile
+            shown = {legend: _line(legend) for legend in legends}
+            assert legends[0] not in drawn and legends[1] not in drawn  # r -> i, z -> f
+            assert [shown[legend].text for legend in legends[:2]] != gru[:2]
+            for legend, line in shown.items():
+                assert _is_textuals(legend, line, drawn), legend.id
+        assert [shown[legend].text.split()[0] for legend in legends[:2]] == ["i", "f"]

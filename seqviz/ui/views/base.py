@@ -22,7 +22,13 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
-from seqviz.ui.compat_textual import alike_rows, set_title_line, static_height, update_static
+from seqviz.ui.compat_textual import (
+    DirectLines,
+    alike_rows,
+    set_title_line,
+    static_height,
+    update_static,
+)
 from seqviz.ui.widgets.kept import KeptLines
 
 
@@ -50,7 +56,7 @@ def _markup(text: str) -> Content:
     return Content.from_markup(text)
 
 
-class Caption(KeptLines, Static):
+class Caption(KeptLines, DirectLines, Static):
     """A panel's caption. Given the texts it will show (``reserve``), it takes the height of the
     tallest of them at every width, so that showing another of them is a repaint in place: a
     new height would be a layout pass of the whole screen."""
