@@ -20,7 +20,7 @@ from seqviz.ui.widgets.series import PlotLegend, Series
 
 N_PANELS = 6  # LSTM: i f g o c h; GRU: r z n, then h's two parts and h
 CAPTIONS = {
-    "i": ("Bright where the cell writes: which characters get stored.", "bright = write"),
+    "i": ("Bright where the cell writes: which inputs get stored.", "bright = write"),
     "f": ("Near 1 (yellow) keeps the old cell; dark forgets. Forget bias lifts it.",
           "yellow = keep the cell"),
     "g": ("What would be written, in (-1, 1), before the input gate scales it.",
