@@ -59,7 +59,8 @@ def _markup(text: str) -> Content:
 class Caption(KeptLines, DirectLines, Static):
     """A panel's caption. Given the texts it will show (``reserve``), it takes the height of the
     tallest of them at every width, so that showing another of them is a repaint in place: a
-    new height would be a layout pass of the whole screen."""
+    new height would be a layout pass of the whole screen. Its lines skip Textual's line pass
+    (DirectLines), which a gates model switch paid for six captions drawn anew."""
 
     def __init__(self, text: str, *, classes: str) -> None:
         super().__init__(text, classes=classes)
