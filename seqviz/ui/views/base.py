@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -187,11 +187,8 @@ class Panel(KeptLines, Vertical):
         return (self._border_title, self._border_subtitle)
 
     def _long_caption(self) -> Caption:
-        """The long caption, looked up once (a view sets six panels' with each result)."""
-        found = self.__dict__.get("_long_widget")
-        if found is None:
-            found = self._long_widget = self.query_one(".caption-long", Caption)
-        return found
+        """The long caption (Textual keeps what ``query_one`` found until the children change)."""
+        return self.query_one(".caption-long", Caption)
 
     def set_caption(self, text: str, short: str | None = None) -> None:
         short = text if short is None else short
@@ -214,9 +211,6 @@ class Panel(KeptLines, Vertical):
             self._short_caption.reserve(short)
 
 
-W = TypeVar("W", bound=Widget)
-
-
 class SceneView(Vertical):
     """Base class of scene views; subclasses compose panels and implement the show_* methods.
 
@@ -232,16 +226,6 @@ class SceneView(Vertical):
         width: 1fr;
     }
     """
-
-    def _one(self, selector: str, kind: type[W]) -> W:
-        """The view's widget for ``selector``, looked up once: a result and a frame ask for
-        many (gates about sixty, Training ten), and a query walks the DOM (a view's widgets
-        are composed once)."""
-        found: dict[str, Any] = self.__dict__.setdefault("_found", {})
-        widget = found.get(selector)
-        if widget is None:
-            widget = found[selector] = self.query_one(selector, kind)
-        return widget  # type: ignore[no-any-return]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

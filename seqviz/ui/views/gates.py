@@ -175,7 +175,7 @@ class GatesView(SceneView):
         # Six maps in a 3x2 grid for both cells: a switch changes what the panels show, never
         # their places or sizes, so it is a repaint without a layout pass.
         for i, name in enumerate(names):
-            panel = self._one(f"#gate-{i}", Panel)
+            panel = self.query_one(f"#gate-{i}", Panel)
             data = self._series(name)  # (T, d)
             if name in SIGNED or name in ("h", *PARTS):
                 cmap = diverging(1.0)  # the parts of h lie in (-1, 1) like h
@@ -183,10 +183,10 @@ class GatesView(SceneView):
                 cmap = diverging(max(1.0, symmetric_limit(data)))
             else:
                 cmap = sequential(0.0, 1.0)
-            heatmap = self._one(f"#map-{i}", Heatmap)
+            heatmap = self.query_one(f"#map-{i}", Heatmap)
             heatmap.set_data(np.asarray(data).T, cmap)
             heatmap.set_labels(result.tokens or result.text)
-            self._one(f"#legend-{i}", ColorLegend).set_map(cmap, name)
+            self.query_one(f"#legend-{i}", ColorLegend).set_map(cmap, name)
             label = GATE_LABELS.get(name) or PART_LABELS[result.variant].get(name)
             panel.border_title = label or {"c": "cell state c", "h": "hidden state h"}[name]
             long, short = caption(name, result.cell, result.variant)
@@ -195,7 +195,7 @@ class GatesView(SceneView):
         # (width, unit) -> lines of the values line after each step (t = -1 first)
         self._values_lines: dict[tuple[int, int], list[int]] = {}
         self._show_unit()
-        self._one("#gates-readout", Readout).set_builder(self._readout, self._readout_key)
+        self.query_one("#gates-readout", Readout).set_builder(self._readout, self._readout_key)
 
     def _series(self, name: str) -> np.ndarray:
         r = self.result
@@ -233,15 +233,15 @@ class GatesView(SceneView):
         top = max([1.0] + [float(np.max(np.abs(s.y[np.isfinite(s.y)]), initial=0)) for s in states])
         xlim = (1.0, float(max(r.T, 2)))
         for key, shown, ylim in (("gates", gates, (0.0, 1.0)), ("states", states, (-top, top))):
-            plot = self._one(f"#unit-{key}", CurvePlot)
+            plot = self.query_one(f"#unit-{key}", CurvePlot)
             plot.set_series(shown, xlim=xlim, ylim=ylim, upto=self.frame)
-            self._one(f"#unit-{key}-legend", PlotLegend).show_series(shown)
+            self.query_one(f"#unit-{key}-legend", PlotLegend).show_series(shown)
         clamped = self._clamped()
-        self._one("#unit-panel", Panel).border_title = f"unit {unit} over time" + (
+        self.query_one("#unit-panel", Panel).border_title = f"unit {unit} over time" + (
             f" ({clamped})" if clamped else ""
         )
         for i in range(N_PANELS):
-            self._one(f"#map-{i}", Heatmap).set_cursor(unit)
+            self.query_one(f"#map-{i}", Heatmap).set_cursor(unit)
 
     def show_values(self, values: Any) -> None:
         if values == self.values and self.result is not None:
@@ -249,7 +249,7 @@ class GatesView(SceneView):
         self.values = values
         if self.result is not None:
             self._show_unit()
-            self._one("#gates-readout", Readout).rebuild()
+            self.query_one("#gates-readout", Readout).rebuild()
             self.show_frame(self.frame)
 
     def show_frame(self, frame: int) -> None:
@@ -257,10 +257,10 @@ class GatesView(SceneView):
         if self.result is None:
             return
         for i in range(N_PANELS):
-            self._one(f"#map-{i}", Heatmap).set_visible(frame)
+            self.query_one(f"#map-{i}", Heatmap).set_visible(frame)
         for key in ("gates", "states"):
-            self._one(f"#unit-{key}", CurvePlot).set_upto(frame)
-        self._one("#gates-readout", Readout).rebuild()  # the cursor unit's values now
+            self.query_one(f"#unit-{key}", CurvePlot).set_upto(frame)
+        self.query_one("#gates-readout", Readout).rebuild()  # the cursor unit's values now
 
     def frame_label(self, frame: int) -> str:
         if self.result is None:

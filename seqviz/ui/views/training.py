@@ -172,7 +172,7 @@ class TrainingView(SceneView):
         self._capped, self._capped_at, self._since_capped = r, time.monotonic(), 0
         self._show_back(r)
         self._show_forget(r)
-        self._one("#train-readout", Readout).set_builder(lambda width: self._readout(r, width))
+        self.query_one("#train-readout", Readout).set_builder(lambda width: self._readout(r, width))
 
     def _draw(self, result: Any) -> None:
         r = result
@@ -217,8 +217,8 @@ class TrainingView(SceneView):
         self._plot("norm", norm, xlim, _decades(norm))
 
     def _plot(self, name: str, series: list[Series], xlim: Any, ylim: Any) -> None:
-        self._one(f"#train-{name}", CurvePlot).set_series(series, xlim=xlim, ylim=ylim)
-        self._one(f"#train-{name}-legend", PlotLegend).show_series(series)
+        self.query_one(f"#train-{name}", CurvePlot).set_series(series, xlim=xlim, ylim=ylim)
+        self.query_one(f"#train-{name}-legend", PlotLegend).show_series(series)
 
     def _show_back(self, r: Any) -> None:
         k = np.arange(r.T, dtype=float)
@@ -249,10 +249,10 @@ class TrainingView(SceneView):
         return kept
 
     def _show_forget(self, r: Any) -> None:
-        heat = self._one("#train-forget", Heatmap)
-        legend = self._one("#train-forget-legend", ColorLegend)
+        heat = self.query_one("#train-forget", Heatmap)
+        legend = self.query_one("#train-forget-legend", ColorLegend)
         lstm = r.cell("lstm")
-        panel = self._one("#train-forget-panel", Panel)
+        panel = self.query_one("#train-forget-panel", Panel)
         if lstm is None or lstm.forget is None:
             heat.clear()
             panel.set_caption("No LSTM in this race: add one with the cells knob.")
