@@ -51,6 +51,10 @@ async def test_random_keys_never_crash(make_app):
             send_key(app, rng.choice(pool))
             await pilot._wait_for_screen()
             visited.add(app.scene.name)
+            # a maximised widget is one the screen has (a scene switch removed it and the
+            # screen went on showing it alone: blank, and on a slow machine NoScreen)
+            maximised = app.screen_stack[0].maximized
+            assert maximised is None or maximised.is_attached, (i, maximised)
             if i % SETTLE_EVERY == SETTLE_EVERY - 1:
                 await pilot.pause()
         await pilot.press("escape", "escape")

@@ -177,3 +177,38 @@ async def test_rows_set_and_then_hidden_build_no_map_of_the_whole_screen(make_ap
             Compositor._arrange_root = original  # type: ignore[method-assign]
         _as_arranged_whole(app)
         assert mirror.cells == ScreenMirror.of_strips(full_render(app), 160).cells
+
+
+async def test_a_paint_before_the_layout_a_removal_asks_for_never_draws_the_removed_widget(
+    make_app,
+) -> None:
+    # Textual detaches a removed widget (no parent, so no screen) and only then asks its parent
+    # for a layout, through two message queues. Until that layout the screen's map still holds
+    # the widget: a paint in between (a result painted at once, the screen's timer, a
+    # screenshot) drew it, and a parameter row with no screen cannot draw (NoScreen ended the
+    # app: the random-keys test on a slower machine, a scene switch removing the rows).
+    app = make_app("training")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.until_ready()
+        await paint_now(app, pilot)
+        mirror = ScreenMirror.of_strips(full_render(app), 100)
+        capture_updates(app, mirror.apply)
+        screen = app.screen
+        gone = app.query_one("#param-task")
+        panel = gone.parent
+        panel.refresh = lambda *args, **kwargs: panel  # the layout asked for, held back
+        try:
+            await gone.remove()
+        finally:
+            del panel.refresh
+        assert gone._parent is None and gone in screen._compositor._full_map  # the window
+        screen.refresh()  # the whole screen due: every mapped widget draws
+        screen._on_timer_update()  # the screen's timer, or paint_pending for a result
+        assert "param" in app.export_screenshot()
+        assert app.is_running and app._exception is None
+        panel.refresh(layout=True)  # the layout comes
+        await paint_now(app, pilot)
+        await paint_now(app, pilot)
+        _as_arranged_whole(app)
+        scratch = ScreenMirror.of_strips(full_render(app), 100)
+        assert mirror.cells == scratch.cells, mirror.first_difference(scratch)

@@ -121,6 +121,49 @@ async def test_m_maximises_a_panel_and_restores(make_app, ready):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("maximise", ["m", "palette"])
+async def test_a_scene_switch_while_maximised_shows_the_new_scene(make_app, ready, maximise):
+    # The maximised panel (or, through the palette's "Maximize", the focused parameter row)
+    # was removed by the switch, and the screen went on showing it alone: a hatched, empty
+    # screen with only the status line, until `m` was pressed again.
+    from seqviz.ui.views.base import Panel
+
+    app = make_app("vanishing")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        screen = app.screen
+        if maximise == "m":
+            await pilot.press("m")
+        else:
+            app.focus_param(app.scene.specs[0].name)
+            await pilot.pause()
+            screen.action_maximize()  # what the palette's "Maximize" runs
+        await pilot.pause()
+        maximised = screen.maximized
+        assert (maximised is not None) == (maximise == "m")
+        await pilot.press("2")
+        await until(lambda: app.scene.name == "memory", pilot, what="the memory scene")
+        await ready(app, pilot)
+        assert screen.maximized is None
+        shown = screen._compositor.visible_widgets
+        assert app._view in shown and app._view.region.width >= 60
+        assert any(isinstance(w, Panel) and w.region.height > 3 for w in shown)
+        assert "parameters" in screen_text(app)
+
+
+async def test_a_parameter_row_is_not_offered_for_maximising(make_app, ready):
+    app = make_app("training")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(app, pilot)
+        assert app.focused is not None and app.focused.id == "param-task"
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert "Maximize" not in titles and "Quit" in titles
+        app.screen.action_maximize()
+        await pilot.pause()
+        assert app.screen.maximized is None
+
+
+@pytest.mark.slow
 async def test_demo_large_captions_and_caption_kept_when_maximised():
     from seqviz.lecture import find_demo
     from seqviz.lecture.runner import DemoApp

@@ -34,6 +34,7 @@ from textual.command import CommandListItem, CommandPalette, Provider
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
@@ -727,6 +728,7 @@ class SeqvizApp(App[None]):
             module_name, _, class_name = scene.view.partition(":")
             view_class = getattr(importlib.import_module(module_name), class_name)
             slot = self.query_one("#view-slot", Vertical)
+            self._restore_maximized(slot, self.query_one(ParamPanel))
             await slot.remove_children()
             clear_styles_cache()
             view = view_class(id=f"view-{scene.name}")
@@ -757,6 +759,15 @@ class SeqvizApp(App[None]):
             await self._sync_view()  # switched again while mounting
             return
         self._show_pending()
+
+    def _restore_maximized(self, *leaving: Widget) -> None:
+        """Restore the normal layout if the maximised widget is inside what a scene switch
+        removes (a panel maximised with `m`): the screen went on showing the removed widget
+        alone, an empty hatched screen with only the status line."""
+        screen = self.screen_stack[0]
+        maximized = screen.maximized
+        if maximized is not None and any(node in leaving for node in maximized.ancestors_with_self):
+            screen.minimize()
 
     def _focus_first_param(self) -> None:
         """Give the parameter that +/- changes the focus, so the highlight says which one."""

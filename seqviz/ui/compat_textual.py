@@ -849,17 +849,35 @@ class RegionCompositor(Compositor):
             crop_region = Region(x - region.x, y - region.y, width, height)
             yield region, clip.intersection(band), widget.render_lines(crop_region)
 
+    def render_update(self, full: bool = False, screen_stack: Any = None,
+                      simplify: bool = False) -> Any:  # fmt: skip
+        """Textual's, with the widgets removed since the last layout left out. Textual detaches
+        a removed widget and only then asks its parent for a layout, through two message
+        queues; a paint in between (a result painted at once, the screen's timer, a screenshot)
+        drew it from the map, and a widget with no screen cannot draw (NoScreen ended the app:
+        a scene switch's parameter rows, the random-keys test on a slower machine). The layout
+        that follows makes the map anew and paints what the widget covered."""
+        self._leave_out_removed()
+        return super().render_update(full, screen_stack, simplify)
+
     def render_strips(self, size: Any = None) -> list[Strip]:
         """The whole screen from its last layout (a screen under another is drawn this way as
         the top one's background, and screenshots). A screen under another is laid out again
         only when it is on top: a widget removed since (a scene switch queued behind the key
         that opened help or the palette) is still in its map, and drawing it asked for a
         screen it no longer has (NoScreen ended the app, 10,000-key test). It is left out."""
-        visible = self.visible_widgets
-        attached = {w: at for w, at in visible.items() if _in_dom(w)}
-        if len(attached) != len(visible):
-            self._visible_widgets = attached  # until the next layout makes the map anew
+        self._leave_out_removed()
         return super().render_strips(size)  # type: ignore[no-any-return]
+
+    def _leave_out_removed(self) -> None:
+        """Leave the widgets no longer linked to the app out of what is drawn, until the next
+        layout makes the map anew. Textual's removal detaches the innermost widgets first (a
+        widget waits for its children to close), so a removed widget that still has a parent
+        has one with none: one look at each parent finds them, a frame's only cost here."""
+        visible = self.visible_widgets
+        if all(widget._parent is not None for widget in visible):
+            return
+        self._visible_widgets = {w: at for w, at in visible.items() if _in_dom(w)}
 
     def _render_chops(self, crop: Any, is_rendered_line: Any) -> Any:
         chops = super()._render_chops(crop, is_rendered_line)

@@ -63,6 +63,7 @@ class ParamRow(SceneOwned, KeptLines, DirectLines, Widget, can_focus=True):
     drawn again. A new one skips Textual's StylesCache pass (DirectLines: the row is padded left
     and right only), about a millisecond for this one line, paid at every new value."""
 
+    ALLOW_MAXIMIZE = False  # one line: the palette's "Maximize" filled the screen with it
     DEFAULT_CSS = """
     ParamRow {
         height: 1;
@@ -170,6 +171,7 @@ class TextParam(SceneOwned, Input):
     Escape restores the app's text: changing another parameter, a reset or a script step never
     refills the field over it. Its border says "not applied" while it lasts."""
 
+    ALLOW_MAXIMIZE = False  # a one-line field: nothing to fill the screen with
     DEFAULT_CSS = """
     TextParam {
         height: 3;
