@@ -57,6 +57,9 @@ async def test_random_keys_never_crash(make_app):
             assert maximised is None or maximised.is_attached, (i, maximised)
             if i % SETTLE_EVERY == SETTLE_EVERY - 1:
                 await pilot.pause()
+                # the keys go to a widget the screen has, not one a switch removed
+                focused = app.screen.focused
+                assert focused is None or focused.is_attached, (i, focused)
         await pilot.press("escape", "escape")
         app.set_scene("vanishing")
         app.reset_params()
