@@ -10,9 +10,7 @@ from hypothesis import HealthCheck, settings
 
 # Property tests check values, not speed: on a loaded CI machine a slow example must not fail
 # a test through Hypothesis' deadline or its too-slow health check.
-settings.register_profile(
-    "seqviz", deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+settings.register_profile("seqviz", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("seqviz")
 
 

@@ -52,8 +52,26 @@ def test_every_size_option_has_a_documented_maximum():
 
 hostile_text = st.one_of(
     st.text(max_size=30),
-    st.sampled_from(["1e9", "1e400", "-1e400", "nan", "inf", "-1", "0", "1e-400", "0x10",
-                     "１２", " 7 ", "9" * 400, LONG, "1_000", "--", "-0"]),  # fmt: skip
+    st.sampled_from(
+        [
+            "1e9",
+            "1e400",
+            "-1e400",
+            "nan",
+            "inf",
+            "-1",
+            "0",
+            "1e-400",
+            "0x10",
+            "１２",
+            " 7 ",
+            "9" * 400,
+            LONG,
+            "1_000",
+            "--",
+            "-0",
+        ]
+    ),  # fmt: skip
     st.integers().map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
 )
@@ -86,8 +104,20 @@ def test_option_values_parse_within_bounds_or_fail_in_one_sentence(data, value):
 HOSTILE_ARGV = [
     (["export", "--cell", "lstm", "--steps", "1e9", "--out", "{tmp}/t.npz"], "--steps must be"),
     (["export", "--cell", "lstm", "--hidden", "100000", "--out", "{tmp}/t.npz"], "--hidden"),
-    (["export", "--cell", "lstm", "--hidden", "2048", "--steps", "100000", "--out",
-      "{tmp}/t.npz"], "the limit is"),  # fmt: skip
+    (
+        [
+            "export",
+            "--cell",
+            "lstm",
+            "--hidden",
+            "2048",
+            "--steps",
+            "100000",
+            "--out",
+            "{tmp}/t.npz",
+        ],
+        "the limit is",
+    ),  # fmt: skip
     (["export", "--cell", "rnn", "--out", ""], "--out is empty"),
     (["export", "--cell", "rnn", "--out", "{tmp}"], "is a folder"),
     (["export", "--cell", "rnn", "--seed", "-1", "--out", "{tmp}/t.npz"], "--seed must be"),
@@ -102,8 +132,10 @@ HOSTILE_ARGV = [
     (["run", "beam", "--max-len", "1e9"], "--max-len must be"),
     (["decode", "--width", "100000"], "--width must be from 1 to 100"),
     (["decode", "--strategy", "sample", "--samples", "1e8"], "--samples must be"),
-    (["decode", "--strategy", "sample", "--samples", "10000", "--max-len", "1000"],
-     "--samples x --max-len"),  # fmt: skip
+    (
+        ["decode", "--strategy", "sample", "--samples", "10000", "--max-len", "1000"],
+        "--samples x --max-len",
+    ),  # fmt: skip
     (["decode", "--temperature", "1e400"], "--temperature must be"),
     (["decode", "--seed", "-1"], "--seed must be"),
     (["decode", "--prompt", LONG + "y"], "--prompt has 10,001 characters"),

@@ -344,6 +344,7 @@ async def test_a_parameter_row_shown_again_is_not_drawn_again(make_app, ready):
         await ready(app, pilot)
         row = app.query_one("#param-rho")
         drawn: list = []  # Textual's own draws of the row's content
+
         def counted() -> None:
             drawn.append(row.value)
             Widget._render_content(row)

@@ -96,7 +96,9 @@ def test_guard_knows_its_hosts_and_origins():
     assert urls == ["http://127.0.0.1:8000"]
     assert guard.host_ok("127.0.0.1:8000") and guard.host_ok("localhost:8000")
     assert not guard.host_ok("evil.example:8000") and not guard.host_ok(None)
-    assert guard.origin_ok("http://localhost:8000") and guard.origin_ok("https://course.example.org")
+    assert guard.origin_ok("http://localhost:8000") and guard.origin_ok(
+        "https://course.example.org"
+    )
     assert not guard.origin_ok("http://evil.example") and not guard.origin_ok("null")
     assert not guard.origin_ok("http://127.0.0.1:8001")
     assert origin_of("HTTP://Example.org:80/path") == "http://example.org"

@@ -53,9 +53,12 @@ def test_runs_found_by_numpy_equal_the_runs_found_cell_by_cell(keys: list[int]) 
     assert line.length == len(keys)
 
 
-@given(lines=st.lists(st.lists(st.integers(0, 40), min_size=1, max_size=30), min_size=1,
-                      max_size=6),  # fmt: skip
-       width=st.integers(0, 30))
+@given(
+    lines=st.lists(
+        st.lists(st.integers(0, 40), min_size=1, max_size=30), min_size=1, max_size=6
+    ),  # fmt: skip
+    width=st.integers(0, 30),
+)
 def test_runs_of_all_lines_at_once_equal_the_runs_of_each_line(lines, width) -> None:
     import numpy as np
 

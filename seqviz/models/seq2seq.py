@@ -314,7 +314,11 @@ class Seq2Seq:
         return H[-1].copy(), (np.zeros_like(H[-1]) if self.config.cell == "lstm" else None)
 
     def decode_step(
-        self, H: np.ndarray, state: State, token: int, dec: Params | None = None,
+        self,
+        H: np.ndarray,
+        state: State,
+        token: int,
+        dec: Params | None = None,
     ) -> tuple[State, np.ndarray, np.ndarray | None]:
         """Feed one token: (new state, next-token log-probs (V,), attention row (S,) or None)."""
         out = self.decode_batch(H, [state], [token], dec)

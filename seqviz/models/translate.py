@@ -59,8 +59,10 @@ def source_ids(model: Seq2Seq, source: str, max_len: int | None = None) -> np.nd
     for w in words:
         if w not in model.src_index:
             near = difflib.get_close_matches(w, model.src_vocab, n=3, cutoff=0.5)
-            hint = f"closest known: {', '.join(near)}" if near else (
-                f"known words include: {', '.join(sorted(model.src_vocab)[:8])}"
+            hint = (
+                f"closest known: {', '.join(near)}"
+                if near
+                else (f"known words include: {', '.join(sorted(model.src_vocab)[:8])}")
             )
             raise ValueError(f"the word {w!r} is not in the source vocabulary ({hint}).")
     return np.array([model.src_index[w] for w in words], dtype=np.intp)

@@ -41,8 +41,10 @@ def _dispatchers() -> list[Any]:
 
     names = ("forward_kernel", "step_kernel", "trace_kernel", "batch_forward_kernel",
              "batch_backward_kernel")  # fmt: skip
-    return [getattr(kernels, n) for n in names] + [lyapunov_kernels._grid,
-                                                      raster_kernels.line_raster]
+    return [getattr(kernels, n) for n in names] + [
+        lyapunov_kernels._grid,
+        raster_kernels.line_raster,
+    ]
 
 
 def cache_is_warm() -> bool:

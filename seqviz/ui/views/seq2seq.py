@@ -82,12 +82,17 @@ def _rows_for(d: int, lines: int) -> np.ndarray:
     return np.unique(np.linspace(0, d - 1, n).round().astype(int))
 
 
-ATTN_CAPTION = ("Each row is where the decoder looked while writing that word; the current row is "
-                "marked. The verb is written last but read from the middle.")
+ATTN_CAPTION = (
+    "Each row is where the decoder looked while writing that word; the current row is "
+    "marked. The verb is written last but read from the middle."
+)
 ATTN_SHORT = "where each output word looked in the source"
-CONTEXT_CAPTION = ("This model has no attention: every output word is decoded from the one context "
-                   "vector the encoder left behind, drawn as a single column.")
+CONTEXT_CAPTION = (
+    "This model has no attention: every output word is decoded from the one context "
+    "vector the encoder left behind, drawn as a single column."
+)
 CONTEXT_SHORT = "no attention: one context column for every word"
+
 
 class _FittedPanel(Panel):
     """A panel whose readout fits its size: every change of that size redraws the readout."""
@@ -280,8 +285,10 @@ class Seq2SeqView(SceneView):
         if not isinstance(texts, list) or r is None:
             return texts
         panel = self.query_one("#attn-panel").size.height  # the bottleneck's column fits it
-        last = self._per_result(("attn lines", width, panel),
-                                lambda: steady_height([self._attn(width, r.S + r.T)], width))
+        last = self._per_result(
+            ("attn lines", width, panel),
+            lambda: steady_height([self._attn(width, r.S + r.T)], width),
+        )
         return texts + [Text("") for _ in range(last - wrapped_lines(texts, width))]
 
     def _attn(self, width: int, frame: int | None = None) -> Any:
@@ -307,8 +314,13 @@ class Seq2SeqView(SceneView):
                             style="#5ec962" if ok else BAD))  # fmt: skip
         out = list(top)
         if not r.attention_model or r.attn is None:
-            out.append(Text("No attention here: every output word is decoded from the same "
-                            "single context c = h_T, drawn as one column:", style="italic"))
+            out.append(
+                Text(
+                    "No attention here: every output word is decoded from the same "
+                    "single context c = h_T, drawn as one column:",
+                    style="italic",
+                )
+            )
             lines = max(2, min(12, self._room("attn-panel", len(out) + 3)))
             units = _rows_for(r.context.shape[0], lines)
             context = self._per_result(("context", lines), lambda: _binned([r.context], units))
@@ -343,8 +355,11 @@ class Seq2SeqView(SceneView):
         if r is None or r.error:
             return Text("")
         if r.forced is None or r.free is None:
-            return Text("The source is not a sentence of the task's grammar, so there is no "
-                        "reference translation to feed or to score against.", style="italic")
+            return Text(
+                "The source is not a sentence of the task's grammar, so there is no "
+                "reference translation to feed or to score against.",
+                style="italic",
+            )
         f, g = r.forced, r.free
         n = max(len(f.outputs), len(g.outputs))
         summary = self._tf_summary(r)

@@ -109,8 +109,11 @@ class VanishingView(SceneView):
 
     def on_mount(self) -> None:
         self.query_one("#eig-legend", PlotLegend).show_keys(
-            [("eigenvalues", EIGEN_COLOR), ("unit circle |z| = 1", CIRCLE_COLOR),
-             ("LRU λ (ring 0.9-0.999)", EXTRA_EIGEN_COLOR)]  # fmt: skip
+            [
+                ("eigenvalues", EIGEN_COLOR),
+                ("unit circle |z| = 1", CIRCLE_COLOR),
+                ("LRU λ (ring 0.9-0.999)", EXTRA_EIGEN_COLOR),
+            ]  # fmt: skip
         )
 
     def show_result(self, result: Any) -> None:
