@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import math
+import os
+import platform
+import subprocess
+import sys
 from dataclasses import replace
 
 import numpy as np
@@ -192,3 +196,36 @@ def test_lyapunov_kernel_sums_in_order_so_no_cpu_changes_the_chaos_map() -> None
     assert grid.lyap[0, 0] > 0.02 and grid.lyap[1, 1] > 0.1 and grid.lyap[2, 0] < -0.1
     assert grid.lyap[0, 0] == _run(net.w, wt, net.x, net.h0, net.v0, 2.5, 1.0, 20, 10, TANH,
                                    np.empty((10, 32)))[0]  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    platform.machine() not in ("x86_64", "AMD64"), reason="OpenBLAS kernel families of x86-64"
+)
+@pytest.mark.parametrize("kernels", ["Sandybridge", "Haswell"])
+def test_the_chaos_maps_network_is_the_same_whatever_blas_kernels_the_cpu_gets(kernels) -> None:
+    """OpenBLAS picks its kernels for the CPU; they round LAPACK's eigenvalues and BLAS's dot
+    products differently in the last bits (the spectral radius by up to 30 units in the last
+    place between Haswell's and SkylakeX's), and the chaotic half of the map grows such bits
+    into other colours. A process that forces another family (OPENBLAS_CORETYPE, read when
+    NumPy loads OpenBLAS) draws the same network and the same grid, bit for bit."""
+    script = (
+        "import hashlib, numpy as np\n"
+        "from seqviz.dynamics.lyapunov import lyapunov_grid, network\n"
+        "n = network(48, 300, seed=5)\n"
+        "g = lyapunov_grid([1.5, 3.0], [0.0, 1.0], hidden=48, steps=300, seed=5)\n"
+        "parts = (n.w, n.v0, g.lyap, g.grad)\n"
+        "print(hashlib.sha256(b''.join(np.ascontiguousarray(a).tobytes() for a in parts))"
+        ".hexdigest())\n"
+    )
+
+    def digest(family: str | None) -> str:
+        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+        if family is not None:
+            env["OPENBLAS_CORETYPE"] = family
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                              text=True, check=True)  # fmt: skip
+        return done.stdout.strip()
+
+    here = digest(None)  # the family OpenBLAS picks for this CPU
+    assert len(here) == 64 and digest(kernels) == here
