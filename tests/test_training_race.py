@@ -118,23 +118,26 @@ def test_lstm_learns_the_lag_the_rnn_does_not():
 
 
 @pytest.mark.slow
-def test_the_training_demos_lag_40_step_says_what_the_race_does():
-    """The training demo's second step: at lag 40 the RNN stays at chance and the LSTM passes
-    90% "after some 600 updates". Where exactly follows the CPU's rounding over 800 updates
-    of Adam (613 on one machine, 642 on another), so the caption gives it roughly and the demo
-    expects no update number: this runs the step's own settings and checks the range."""
+def test_the_training_demos_lag_30_step_says_what_the_race_does():
+    """The training demo's second step: at lag 30 the RNN stays at chance and the LSTM passes
+    90% "after some 550 updates". Where exactly follows the CPU's rounding over hundreds of
+    updates of Adam (557 and 563 with two of OpenBLAS's kernel families on one machine), so the
+    caption gives it roughly and the demo expects no update number: this runs the step's own
+    settings and checks the range. (At lag 40 the update moved from 549 to 1171, past the
+    step's 800, with the kernel family: too near the edge of what the LSTM learns to cite.)"""
     from seqviz.lecture.script import find_demo
     from seqviz.scenes.training import _config
 
     step = find_demo("training").steps[1]
-    assert "after some 600 updates" in step.caption
+    assert "after some 550 updates" in step.caption
     values = SimpleNamespace(**step.values)
     race = Race(_config(values))
     for _ in range(values.steps):
         race.update()
     rows = {r["cell"]: r for r in summary(race)}
     assert rows["rnn"]["first_reached"] is None
-    assert 550 <= rows["lstm"]["first_reached"] <= 700
+    assert rows["rnn"]["accuracy"] < 0.25
+    assert 450 <= rows["lstm"]["first_reached"] <= 700
 
 
 def test_high_lr_without_clipping_spikes_and_is_reported_with_clipping_not():
