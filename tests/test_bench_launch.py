@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from seqviz.ui.bench_launch import format_launch, launch_once
+from seqviz.ui.bench_launch import cpu_times, format_launch, launch_once, steal_percent
 
 
 def test_the_floor_app_is_timed_to_its_first_frame_and_a_handled_key():
@@ -35,6 +35,32 @@ def test_the_report_names_every_number():
     text = format_launch(result)
     for shown in ("1.50 s", "2.00 s", "30.00 s", "0.50 s", "0.70 s", "0.30 s", "median of 3"):
         assert shown in text
+    assert "stolen" not in text  # no reading: nothing said
+    assert "; 12.5% of the CPU time stolen by the host:" in format_launch(
+        dict(result, steal_percent=12.5)
+    )
+
+
+def _stat(tmp_path, name, line):
+    path = tmp_path / name
+    path.write_text(line + "\ncpu0 1 2 3 4 5 6 7 8 0 0\n")
+    return str(path)
+
+
+def test_the_host_s_steal_is_the_eighth_column_of_the_cpu_line_over_all_eight(tmp_path):
+    # user nice system idle iowait irq softirq steal guest guest_nice (guest is inside user)
+    before = cpu_times(_stat(tmp_path, "a", "cpu  100 0 50 800 10 0 0 40 30 0"))
+    after = cpu_times(_stat(tmp_path, "b", "cpu  160 0 60 900 10 0 0 70 50 0"))
+    assert before == (40, 1000) and after == (70, 1200)
+    assert steal_percent(before, after) == 15.0  # 30 of the 200 ticks between them
+    assert steal_percent(after, after) is None  # no time passed
+    assert steal_percent(None, after) is None
+
+
+@pytest.mark.parametrize("line", ["", "intr 1 2 3", "cpu  1 2 3", "cpu  1 2 3 4 5 6 7 x 9"])
+def test_a_missing_or_strange_proc_stat_gives_no_reading(tmp_path, line):
+    assert cpu_times(_stat(tmp_path, "s", line)) is None
+    assert cpu_times(str(tmp_path / "absent")) is None
 
 
 @pytest.mark.slow

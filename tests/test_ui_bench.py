@@ -90,6 +90,8 @@ def test_ui_bench_reports_each_scene_as_a_ratio_of_the_repaint_ceiling(capsys, m
     growth = max(m["rss_mb_after"] - m["rss_mb_before"] for m in runs)
     assert memory["flat"] == (growth <= bench.FLAT_MB)
     assert len(r["load_average"]) == 3
+    stolen = r["steal_percent"]  # this machine has /proc/stat
+    assert stolen is not None and 0.0 <= stolen <= 100.0
     assert r["launch"] == LAUNCH
     s2s = r["seq2seq_recompute_30_words"]
     assert s2s["median_ms"] > 0 and s2s["cpu_ms"] > 0
@@ -100,6 +102,7 @@ def test_ui_bench_text_report(capsys, monkeypatch):
     code = bench.run_ui_bench(quick=True)
     out = capsys.readouterr().out
     assert "as a ratio of Textual's full-screen repaint" in out
+    assert "% of the CPU time stolen by the host)" in out.splitlines()[0]  # Linux: /proc/stat
     assert "slowest: memory at" in out and "slowest first play: memory at" in out
     line = next(line for line in out.splitlines() if line.strip().startswith("memory "))
     assert "ms (w)" in line  # the latency of a change of w

@@ -47,6 +47,7 @@ from typing import Any
 
 from seqviz.scenes import get_scene
 from seqviz.scenes import scenes as registered_scenes
+from seqviz.ui.bench_launch import cpu_times, steal_percent, stolen_text
 from seqviz.ui.compat_textual import capture_updates, paint_now
 
 SIZE = (160, 50)
@@ -509,6 +510,7 @@ async def _measure(long_run_frames: int, only: tuple[str, ...] | None = None) ->
 
     app = SeqvizApp(animate=False)
     results: dict[str, Any] = {"size": list(SIZE), "load_average": _load()}
+    ticks = cpu_times()
     async with app.run_test(size=SIZE) as pilot:
         frames = _Frames(app, pilot)
         scenes, long_run, switches = await _watched(
@@ -525,6 +527,7 @@ async def _measure(long_run_frames: int, only: tuple[str, ...] | None = None) ->
         target_ratio=TARGET_RATIO,
         memory={"frames": long_run, "switches": switches, "flat": growth <= FLAT_MB},
         load_average_after=_load(),
+        steal_percent=steal_percent(ticks, cpu_times()),
     )
     if only is None or "seq2seq" in only:
         wall, cpu = seq2seq_recompute_ms()
@@ -578,10 +581,11 @@ def _load() -> list[float]:
 def format_report(results: dict[str, Any]) -> str:
     """The text report: one line per scene, then the other sections present."""
     width, height = results["size"]
+    load = " ".join(map(str, results["load_average"]))
     lines = [
         f"frame rates at {width}x{height}, as a ratio of Textual's full-screen repaint measured "
         f"beside each scene (target >= {results['target_ratio']}; load "
-        f"{' '.join(map(str, results['load_average']))})",
+        f"{load}{stolen_text(results.get('steal_percent'))})",
         "  replay: the scene's frames again and again (drawn before: cached); first: each frame's "
         "first pass after a parameter change; change -> repaint: a parameter that recomputes, "
         "then one that changes only the view (a cursor), where the scene has one",

@@ -156,9 +156,11 @@ def bench_launch(quick: bool = False, warm_runs: int = 3) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="seqviz-cold-") as empty:
         cold = launch_once(empty, wait_kernels=not quick)
     warm_cache()
+    ticks = cpu_times()
     warm = [launch_once(None) for _ in range(1 if quick else warm_runs)]
 
     floor = [launch_once(None, floor=True) for _ in range(len(warm))]
+    stolen = steal_percent(ticks, cpu_times())  # over the warm and floor launches
 
     def summary(runs: list[dict[str, float | None]], key: str) -> dict[str, float | None]:
         values = [v for r in runs if (v := r[key]) is not None]
@@ -174,7 +176,34 @@ def bench_launch(quick: bool = False, warm_runs: int = 3) -> dict[str, Any]:
         "floor": {k: summary(floor, k) for k in ("first_frame", "usable")},
         "warm_runs": len(warm),
         "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+        "steal_percent": stolen,
     }
+
+
+def cpu_times(stat: str = "/proc/stat") -> tuple[int, int] | None:
+    """(steal, total) clock ticks of all CPUs since boot, from Linux's /proc/stat; None where
+    there is none. Steal is the time a virtual machine's CPUs were ready to run but the host
+    ran something else: on a shared machine it slows every frame, the ceiling's too."""
+    try:
+        with open(stat) as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if len(fields) < 9 or fields[0] != "cpu" or not all(x.isdigit() for x in fields[1:]):
+        return None
+    ticks = [int(x) for x in fields[1:9]]  # user nice system idle iowait irq softirq steal
+    return ticks[7], sum(ticks)
+
+
+def steal_percent(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    """The share of CPU time the host stole between two ``cpu_times`` readings, in percent."""
+    if before is None or after is None or after[1] <= before[1]:
+        return None
+    return round(100.0 * (after[0] - before[0]) / (after[1] - before[1]), 1)
+
+
+def stolen_text(percent: float | None) -> str:
+    return "" if percent is None else f"; {percent:g}% of the CPU time stolen by the host"
 
 
 def _s(value: float | None) -> str:
@@ -186,7 +215,8 @@ def format_launch(result: dict[str, Any]) -> str:
     n = result["warm_runs"]
     lines = [
         f"launch to the first usable frame ({result['usable']}), "
-        f"{result['size'][0]}x{result['size'][1]}, load {result['load']:.1f}:",
+        f"{result['size'][0]}x{result['size'][1]}, load {result['load']:.1f}"
+        f"{stolen_text(result.get('steal_percent'))}:",
         f"  cold (empty Numba cache): first frame {_s(cold['first_frame'])}, usable "
         f"{_s(cold['usable'])}, compiled kernels in use after {_s(cold['kernels'])}",
         f"  warm (median of {n}, max): first frame {_s(warm['first_frame']['median'])} "
