@@ -51,6 +51,18 @@ _TEXTUAL_TITLE: Any = Widget.__dict__["border_title"]
 _UNSET = object()
 
 
+def read_so_far(text: str, width: int, *, words: bool) -> str:
+    """The end of ``text`` in at most ``width`` characters, for a status line that quotes what
+    a model has read. Cut text starts with "…"; with ``words`` the cut falls before a whole
+    word (a quote starting mid-word misquotes the sentence), unless one word fills it all."""
+    if len(text) <= width:
+        return text
+    tail = text[len(text) - (width - 1) :]
+    if words and text[len(text) - width] != " " and " " in tail[:-1]:
+        tail = tail[tail.index(" ") + 1 :]  # the cut fell inside a word: begin at the next
+    return "…" + tail
+
+
 @lru_cache(maxsize=256)
 def _markup(text: str) -> Content:
     return Content.from_markup(text)

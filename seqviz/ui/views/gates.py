@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 
 from seqviz.scenes.gates import GATE_LABELS, SIGNED, gru_parts
-from seqviz.ui.views.base import Panel, SceneView
+from seqviz.ui.views.base import Panel, SceneView, read_so_far
 from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.curves import CurvePlot
 from seqviz.ui.widgets.heatmap import Heatmap
@@ -269,10 +269,10 @@ class GatesView(SceneView):
         if r.level == "word":
             first = 1 if r.tokens[:1] == ("<s>",) else 0  # a tagger reads no <s>
             shown = " ".join(r.tokens[first:frame])
-            return f"read {frame}/{len(r.tokens)} words: '{shown[-32:]}'"
+            return f"read {frame}/{len(r.tokens)} words: '{read_so_far(shown, 32, words=True)}'"
         text = "".join(r.tokens[1:]) if r.tokens and r.tokens[0] == "▸" else r.text
         shown = text[: max(0, frame - (len(r.tokens) - len(text)))]
-        return f"read {frame}/{len(r.tokens)}: '{shown[-24:]}'"
+        return f"read {frame}/{len(r.tokens)}: '{read_so_far(shown, 24, words=False)}'"
 
     def _values_line(self, t: int, unit: int) -> Text:
         """The cursor unit's values after step t + 1 (t = -1: nothing read yet)."""

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from seqviz.scenes.inside import LABELS, MODELS, PANELS
-from seqviz.ui.views.base import Panel, SceneView
+from seqviz.ui.views.base import Panel, SceneView, read_so_far
 from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.plots import SeriesPlot
@@ -233,7 +233,7 @@ class InsideView(SceneView):
         if self.result is None:
             return ""
         shown = " ".join(self.result.words[1:frame])
-        return f"read {frame}/{self.result.T} words: '{shown[-32:]}'"
+        return f"read {frame}/{self.result.T} words: '{read_so_far(shown, 32, words=True)}'"
 
     # --- readouts ------------------------------------------------------------------------------
     def _pred_readout(self, width: int) -> Any:
