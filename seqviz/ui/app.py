@@ -123,6 +123,7 @@ class SeqvizApp(App[None]):
         Binding("e", "save_trace", "save trace", show=False),
         Binding("q", "quit", "quit"),
         *(Binding(str(i), f"scene({i})", f"scene {i}", show=False) for i in range(1, 10)),
+        Binding("0", "scene(10)", "scene 10", show=False),  # 0 after 9, as on the keyboard
     ]
 
     def __init__(

@@ -21,7 +21,7 @@ KEYS = (
     ("tab / up / down", "move between parameters (the mouse works too: click the arrows, scroll)"),
     ("enter / escape", "in a text field: apply the typed text / restore the applied one"),
     ("> / <", "faster / slower animation"),
-    ("1 - 9", "switch scene"),
+    ("1 - 9, 0", "switch scene (0: scene 10)"),
     ("ctrl+p", "command palette: type a parameter and a value, e.g. 'rho 1.2'"),
     ("m", "maximise the panel under the mouse (else the first) for a projector; m restores"),
     ("s / e", "save an SVG screenshot / this scene's traces (.npz) into ./seqviz-shots"),
