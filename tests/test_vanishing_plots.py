@@ -148,7 +148,7 @@ async def test_a_legend_is_measured_as_textual_measures_it() -> None:
         for keys in ([("tanh RNN, rho=1.05", RED)], [("a very long key " * 3, RED), ("b", BLUE)]):
             frozen = tuple((label, tuple(color)) for label, color in keys)
             for width in (10, 25, 40):
-                expected = static_height(legend, legend._text(frozen), width)
+                expected = static_height(legend, legend._text(frozen, width), width)
                 assert legend._height(frozen, width) == expected, (keys, width)
         short = (("ab", RED),)
         assert legend._height(short, 40) == 1  # the one-line case needs no measuring pass
@@ -194,3 +194,45 @@ async def test_the_unit_circle_is_kept_per_size_and_limits_and_the_plot_is_a_fre
             fresh.set_eigenvalues(eig)
             await pilot.pause()
             assert drawn(fresh) == picture, radius
+
+
+KEYS = [("chance 12%", RED), ("RNN", BLUE), ("LSTM", RED), ("key, 20 back", BLUE)]
+
+
+def _rows(widget) -> list[str]:
+    return ["".join(ch for ch, _ in line).rstrip() for line in drawn(widget)]
+
+
+async def test_a_legend_breaks_lines_between_keys_never_inside_one() -> None:
+    # A colour ending one line read as the key of the label that starts the next (Training's
+    # accuracy legend at 80x24: "━━ RNN   ━━" over "LSTM"). Every colour stays with its label,
+    # at every width, and follows the width when the screen is resized.
+    from seqviz.ui.widgets.series import PlotLegend
+
+    legend = PlotLegend(id="legend")
+    async with Host(legend).run_test(size=(24, 8)) as pilot:
+        legend.show_keys(KEYS)
+        for width in (24, 30, 15, 50, 27, 60):  # from the widest key's width up
+            await pilot.resize_terminal(width, 8)
+            await pilot.pause()
+            rows = [row for row in _rows(legend) if row]
+            labels = [label for label, _ in KEYS]
+            keys = [key.strip() for row in rows for key in row.split("━━ ")[1:]]
+            assert keys == labels, (width, rows)  # each key whole, in order, after its colour
+            assert all(row.startswith("━━ ") for row in rows), (width, rows)
+            one_line = "   ".join(f"━━ {label}" for label in labels)
+            assert (len(rows) == 1) == (len(one_line) <= width), (width, rows)
+            assert drawn(legend) == _textual_lines(legend), width  # the kept lines are current
+        await pilot.resize_terminal(13, 8)  # narrower than a key: that key wraps inside itself
+        await pilot.pause()
+        rows = [row for row in _rows(legend) if row]
+        assert rows == ["━━ chance 12%", "━━ RNN", "━━ LSTM", "━━ key, 20", "back"]
+
+
+def _textual_lines(widget):
+    from textual.geometry import Region
+    from textual.widget import Widget
+
+    widget._styles_cache.clear()
+    lines = Widget.render_lines(widget, Region(0, 0, *widget.size))
+    return [[(ch, seg.style) for seg in line for ch in seg.text] for line in lines]

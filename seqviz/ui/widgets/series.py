@@ -9,6 +9,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
@@ -91,6 +92,11 @@ def data_limits(series: Sequence[Series], log_y: bool,
 Keys = tuple[tuple[str, tuple[int, ...]], ...]  # (label, RGB colour) of each curve
 
 
+def _one_line_len(keys: Keys) -> int:
+    """Cells the keys take in one line: "━━ label" each, three spaces between."""
+    return sum(3 + cell_len(label) for label, _ in keys) + 3 * max(len(keys) - 1, 0)
+
+
 class PlotLegend(KeptLines, DirectLines, Static):
     """One line of coloured keys for the curves of a plot (kept off the plot area). Its drawn
     lines and heights are kept per keys (a view switching between two models shows two sets);
@@ -104,21 +110,37 @@ class PlotLegend(KeptLines, DirectLines, Static):
     """
 
     _shown: Keys | None = None
+    _packed_for = 0  # the width the keys were last broken into lines for
 
     def kept_key(self) -> Hashable:
-        return self._shown
+        if self._shown is None:
+            return None
+        return self._shown, self._packed_for  # the keys, and where their lines break
 
     def kept_text(self) -> Text | None:
         """Keys of a known shape (a label naming a value walked with +) respell a kept line."""
-        return None if self._shown is None else self._text(self._shown)
+        if self._shown is None:
+            return None
+        return self._text(self._shown, self.content_size.width)
 
-    def _text(self, keys: Keys) -> Text:
+    def _text(self, keys: Keys, width: int = 0) -> Text:
+        """The keys in one line; where that is wider than ``width`` (> 0), a line break goes
+        between keys, never between a key's colour and its label (a colour ending one line
+        would read as the key of the label starting the next)."""
         text = Text()
+        room = width if width > 0 and _one_line_len(keys) > width else None
+        used = 0
         for i, (label, color) in enumerate(keys):
-            if i:
+            size = 3 + cell_len(label)
+            if i and room is not None and used + 3 + size > room:
+                text.append("\n")
+                used = 0
+            elif i:
                 text.append("   ")
+                used += 3
             text.append("━━ ", style="bold rgb({},{},{})".format(*color))
             text.append(label)
+            used += size
         return text
 
     def _height(self, keys: Keys, width: int) -> int:
@@ -127,11 +149,12 @@ class PlotLegend(KeptLines, DirectLines, Static):
         if height is None:
             if len(heights) > 64:
                 heights.clear()
-            text = self._text(keys)
             # One line that fits takes one line (no newlines in keys): no measuring pass (a
             # label naming a parameter's value is new at every step of a walk).
-            fits = text.cell_len <= width and "\n" not in text.plain
-            height = heights[keys, width] = 1 if fits else static_height(self, text, width)
+            fits = _one_line_len(keys) <= width and not any("\n" in k for k, _ in keys)
+            height = heights[keys, width] = (
+                1 if fits else static_height(self, self._text(keys, width), width)
+            )
         return height
 
     def show_keys(self, keys: Sequence[tuple[str, tuple[int, int, int]]]) -> None:
@@ -145,10 +168,21 @@ class PlotLegend(KeptLines, DirectLines, Static):
         steady = shown is not None and width > 0 and self.display
         steady = steady and self._height(new, width) == self._height(shown, width)  # type: ignore[arg-type]
         self._shown = new
+        self._packed_for = width
         if steady:
-            update_static(self, self._text(new))
+            update_static(self, self._text(new, width))
         else:
-            self.update(self._text(new))
+            self.update(self._text(new, width))
+
+    def on_resize(self) -> None:
+        """A new width may break the keys elsewhere: they are set again for it."""
+        width = self.content_size.width
+        if self._shown is None or width == self._packed_for:
+            return
+        old, new = self._text(self._shown, self._packed_for), self._text(self._shown, width)
+        self._packed_for = width
+        if new.plain != old.plain:
+            self.update(new)
 
     def show_series(self, series: Sequence[Series]) -> None:
         self.show_keys([(s.label, s.color) for s in series])
