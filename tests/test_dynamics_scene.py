@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -168,3 +170,36 @@ async def test_demo_numbers_are_visible_at_lecture_sizes(size):
     from seqviz.lecture.runner import check_demo
 
     assert await check_demo(find_demo("dynamics"), size) == []
+
+
+BOUNDS = (-2.8, 3.2, -3.1, 3.1)
+NAMES = ("PC1 (36%)", "PC2 (21%)")
+
+
+@pytest.mark.parametrize("room", range(0, 60))
+def test_the_portraits_axis_line_fits_and_never_cuts_a_number(room):
+    # At 80x24 the line was cut at the panel's edge: "… 3." beside the fixed points' row 14
+    # read "3.14" for a range that ends at 3.2.
+    from seqviz.ui.widgets.phase import axis_label
+
+    label = axis_label(BOUNDS, NAMES, room)
+    assert len(label) <= room
+    rest = label.replace(NAMES[0], " ").replace(NAMES[1], " ")
+    numbers = re.findall(r"-?\d+(?:\.\d*)?", rest)
+    assert all(n in ("-2.8", "3.2", "-3.1", "3.1") for n in numbers), label  # whole, never cut
+    if room >= len("-2.8…3.2"):
+        assert "-2.8" in label and "3.2" in label  # the x range at least
+    if room >= len("-2.8 … PC1 (36%) → … 3.2   ↑ PC2 (21%) -3.1 … 3.1"):
+        assert label == "-2.8 … PC1 (36%) → … 3.2   ↑ PC2 (21%) -3.1 … 3.1"
+
+
+async def test_the_portraits_axis_line_leaves_its_last_column_blank(make_app, ready):
+    from seqviz.ui.widgets.phase import PhasePortrait
+
+    app = make_app("dynamics")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(app, pilot)
+        portrait = app.query_one(PhasePortrait)
+        width, height = portrait.content_size
+        line = "".join(ch for ch, _ in portrait.cells(width, height)[-1])
+        assert "…" in line and len(line) < width, line  # the panel beside starts after a blank

@@ -178,12 +178,8 @@ class PhasePortrait(CellCanvas, can_focus=True):
             at = self._cell(now, w, h)
             if at is not None:
                 grid[at[0]][at[1]] = ("◆", STYLES["live" if self._now is not None else "now"])
-        x0, x1, y0, y1 = self._bounds
-        label = (
-            f"{x0:.2g} … {self._labels[0]} → … {x1:.2g}   ↑ {self._labels[1]} {y0:.2g} … {y1:.2g}"
-        )
         axis = STYLES["axis"]
-        grid.append([(char, axis) for char in label[:w]])
+        grid.append([(char, axis) for char in axis_label(self._bounds, self._labels, w - 1)])
         return grid
 
     def _draw_flow(self, grid: list[list[tuple[str, str]]], w: int, h: int) -> None:
@@ -211,6 +207,22 @@ class PhasePortrait(CellCanvas, can_focus=True):
                 k = int(round(math.atan2(dv, du) / (math.pi / 4))) % 8
                 fast = speed[fr, fc] > typical
                 grid[r][c] = (ARROWS[k], "flow-fast" if fast else "flow")
+
+
+def axis_label(bounds: tuple[float, float, float, float], names: tuple[str, str], room: int) -> str:
+    """The portrait's axis line: each axis' name and range, in the longest form that fits in
+    ``room`` characters. Forms are dropped whole, never cut: a cut range reads as another
+    number ("3.1" cut to "3."), and a line that ran to the edge read on into the panel beside
+    it (the fixed points' row 14 made the range's end "3.14")."""
+    x0, x1, y0, y1 = (f"{v:.2g}" for v in bounds)
+    xs = (f"{x0} … {names[0]} → … {x1}", f"{names[0]} {x0}…{x1}", f"{x0}…{x1}")
+    ys = (f"↑ {names[1]} {y0} … {y1}", f"↑ {names[1]} {y0}…{y1}", f"↑ {y0}…{y1}", "")
+    for x in xs:
+        for y in ys:
+            label = f"{x}   {y}" if y else x
+            if len(label) <= room:
+                return label
+    return ""
 
 
 class GridMap(Widget):
