@@ -98,9 +98,10 @@ def _one_line_len(keys: Keys) -> int:
 
 
 class PlotLegend(KeptLines, DirectLines, Static):
-    """One line of coloured keys for the curves of a plot (kept off the plot area). Its drawn
-    lines and heights are kept per keys (a view switching between two models shows two sets);
-    they skip Textual's StylesCache pass (DirectLines)."""
+    """The coloured keys for the curves of a plot (kept off the plot area): one line, or where
+    that does not fit, lines broken between keys. Its drawn lines and heights are kept per keys
+    (a view switching between two models shows two sets); they skip Textual's StylesCache pass
+    (DirectLines)."""
 
     DEFAULT_CSS = """
     PlotLegend {
@@ -121,7 +122,7 @@ class PlotLegend(KeptLines, DirectLines, Static):
         """Keys of a known shape (a label naming a value walked with +) respell a kept line."""
         if self._shown is None:
             return None
-        return self._text(self._shown, self.content_size.width)
+        return self._text(self._shown, self._packed_for)
 
     def _text(self, keys: Keys, width: int = 0) -> Text:
         """The keys in one line; where that is wider than ``width`` (> 0), a line break goes
