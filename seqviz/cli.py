@@ -70,8 +70,8 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
         description="Watch recurrent networks think: hidden states, gates, gradients through "
         "time and decoding trees. With no command, opens the app.",
     )
-    parser.add_argument("--scene", help="scene to open the app on (for example: vanishing)")
-    parser.add_argument(
+    scene = parser.add_argument("--scene", help="scene to open the app on (for example: vanishing)")
+    settings = parser.add_argument(
         "--set",
         dest="settings",
         action="append",
@@ -79,13 +79,46 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="set a scene parameter, e.g. --set rho=1.2 (repeatable)",
     )
-    parser.add_argument("--weights", help="open the gates scene on a saved model (.pt or .npz)")
+    weights = parser.add_argument(
+        "--weights", help="open the gates scene on a saved model (.pt or .npz)"
+    )
     if not commands:
         return parser
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    # A command's own --scene/--set (screenshot's) replaces these in the parsed result, and the
+    # other commands ignore them: each one given before a command is noted, to be refused.
+    for action in (scene, settings, weights):
+        action.__class__ = _noting(type(action))
     return parser
+
+
+@functools.cache
+def _noting(action: type) -> type:
+    """``action``'s class, also noting its option in ``namespace.before_command``."""
+
+    class Noting(action):  # type: ignore[valid-type, misc]
+        def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+            namespace.before_command = [*getattr(namespace, "before_command", []), option]
+            super().__call__(parser, namespace, values, option)
+
+    return Noting
+
+
+def _refuse_options_before(parser: argparse.ArgumentParser, args: Any) -> None:
+    """UsageError if --scene, --set or --weights came before a command: they open the app."""
+    given = getattr(args, "before_command", None)
+    if not (given and getattr(args, "command", None)):
+        return
+    option, command = given[0], args.command
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    if option in commands[command]._option_string_actions:  # type: ignore[index]
+        where = f"put it after the command: `seqviz {command} {option} ...`"
+    else:
+        where = f"`seqviz {command}` has no {option}, so leave it out"
+    raise UsageError(f"{option} before a command is an option of the app, not of the command; "
+                     f"{where}")  # fmt: skip
 
 
 def _launch_app(args: Any) -> int:
@@ -112,7 +145,11 @@ def _app_args(argv: Sequence[str] | None) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = _app_args(argv) or build_parser().parse_args(argv)
+        args = _app_args(argv)
+        if args is None:
+            parser = build_parser()
+            args = parser.parse_args(argv)
+            _refuse_options_before(parser, args)
         func = getattr(args, "func", None) or _launch_app
         return int(func(args) or 0)
     except (UsageError, ValueError, FileNotFoundError) as exc:
