@@ -80,3 +80,84 @@ def test_the_same_options_after_the_command_still_reach_it():
     assert args.settings == ["rho=1.2"] and not getattr(args, "before_command", None)
     args = build_parser().parse_args(["--scene", "gates", "--set", "hidden=8"])
     assert args.scene == "gates" and args.settings == ["hidden=8"] and args.command is None
+
+
+# --- seqviz translate: the file and size rules of the other readers ------------------------------
+
+
+@pytest.mark.slow  # a fresh process: a FIFO opened for reading would block this one for ever
+def test_translate_refuses_a_fifo_at_once(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "lines"
+    os.mkfifo(fifo)
+    try:
+        done = subprocess.run([sys.executable, "-m", "seqviz", "translate", "--input", str(fifo)],
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail("translate --input FIFO waited for a writer")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "not a regular file" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (lambda tmp: "/dev/zero", "not a regular file"),
+        (lambda tmp: str(tmp), "is a folder"),
+        (lambda tmp: str(tmp / "missing.txt"), "no such file"),
+    ],
+    ids=["device", "folder", "missing"],
+)
+def test_translate_refuses_devices_folders_and_missing_files(tmp_path, capsys, make, says):
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        code, out = _run(["translate", "--input", make(tmp_path)], capsys)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == 2 and out.err.count("\n") == 1 and says in out.err, out.err
+    assert peak < 64 << 20
+
+
+def test_translate_refuses_a_file_over_the_text_cap_before_reading_it(tmp_path, capsys):
+    from seqviz.limits import FILE_CAPS
+
+    sparse = tmp_path / "sparse.txt"  # 3 GB on paper, nothing on disk
+    with open(sparse, "wb") as f:
+        f.truncate(3 << 30)
+    code, out = _run(["translate", "--input", str(sparse)], capsys)
+    assert code == 2 and out.err.count("\n") == 1
+    assert f"more than the {FILE_CAPS['text'] >> 20} MB limit" in out.err, out.err
+
+
+def test_translate_refuses_text_that_is_not_utf8(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"the cat \xff\xfe\n")
+    code, out = _run(["translate", "--input", str(bad)], capsys)
+    assert code == 2 and "not UTF-8 text" in out.err and out.err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [("--width", "100000", "--width must be from 1 to 100,"),
+     ("--width", "0", "--width must be from 1 to 100,"),
+     ("--max-len", "100000", "--max-len must be from 1 to 1,000,"),
+     ("--max-len", "1e400", "--max-len must be a whole number")],
+)  # fmt: skip
+def test_translate_width_and_max_len_have_maxima_checked_while_parsing(option, value, says):
+    from seqviz.cli import UsageError
+    from seqviz.limits import MAX_LEN, MAX_WIDTH
+
+    with pytest.raises(UsageError, match=says):
+        build_parser().parse_args(["translate", "--strategy", "beam", option, value, "a b"])
+    args = build_parser().parse_args(
+        ["translate", "--width", str(MAX_WIDTH), "--max-len", str(MAX_LEN), "a b"]
+    )
+    assert (args.width, args.max_len) == (MAX_WIDTH, MAX_LEN)
+    help_text = build_parser()._subparsers._group_actions[0].choices["translate"].format_help()
+    assert f"at most {MAX_WIDTH}" in help_text and f"at most {MAX_LEN:,}" in help_text

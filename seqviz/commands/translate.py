@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from seqviz.limits import FILE_CAPS, MAX_LEN, MAX_WIDTH, MiB, int_option
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -13,12 +15,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "language with the attention or bottleneck model, or a `seqviz train-seq2seq` file.",
     )
     p.add_argument("source", nargs="?", metavar="SOURCE", help="the sentence to translate")
-    p.add_argument("--input", metavar="FILE", help="translate one source per line of FILE")
+    p.add_argument("--input", metavar="FILE",
+                   help=f"translate one source per line of FILE (a text file of at most "
+                        f"{FILE_CAPS['text'] // MiB} MB)")  # fmt: skip
     p.add_argument("--model", default="attention", metavar="attention|bottleneck|FILE.npz")
     p.add_argument("--strategy", choices=("greedy", "beam"), default="greedy")
-    p.add_argument("--width", type=int, default=4, help="beam width (default 4)")
+    p.add_argument("--width", type=int_option(1, MAX_WIDTH), default=4,
+                   help=f"beam width (default 4, at most {MAX_WIDTH})")  # fmt: skip
     p.add_argument("--alpha", type=float, default=0.0, help="beam length normalisation")
-    p.add_argument("--max-len", type=int, default=60, help="most target tokens (default 60)")
+    p.add_argument("--max-len", type=int_option(1, MAX_LEN), default=60,
+                   help=f"most target tokens (default 60, at most {MAX_LEN:,})")  # fmt: skip
     p.add_argument("--json", action="store_true", help="JSON, one object per source line")
     p.set_defaults(func=run)
 
@@ -27,18 +33,16 @@ def run(args: argparse.Namespace) -> int:
     import json
     import math
     import sys
-    from pathlib import Path
 
+    from seqviz.limits import read_text
     from seqviz.models.translate import load_seq2seq, translate
 
     if (args.source is None) == (args.input is None):
         raise ValueError("give either one SOURCE sentence or --input FILE, not both or neither.")
     if args.input is not None:
-        try:
-            lines = Path(args.input).read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise ValueError(f"cannot read {args.input!r}: {reason}.") from None
+        # a regular file within the text cap, as `train` reads its corpus: a FIFO or device is
+        # refused before it is opened
+        lines = read_text(args.input, "input file", "text").splitlines()
         sources = [ln for ln in lines if ln.strip()]
         if not sources:
             raise ValueError(f"{args.input!r} has no sentences; put one source per line.")
