@@ -84,7 +84,10 @@ def atomic_write(
     if not directory.is_dir():
         raise FileNotFoundError(f"cannot write {target}: the folder {directory} does not exist")
     remove_stale_temps(target)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:  # name the file the user asked for, not the hidden temp file
+        raise OSError(exc.errno, exc.strerror, str(target)) from None
     if fcntl is not None:
         fcntl.flock(fd, fcntl.LOCK_EX)  # marks this temp file as live (see remove_stale_temps)
     try:

@@ -256,6 +256,17 @@ def check_output(path: str | os.PathLike[str], option: str = "--out") -> Path:
         raise LimitError(f"the folder of {option}, {shown(folder)}, does not exist.")
     if not os.access(folder, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
         raise LimitError(f"{option} {shorten(text)} cannot be written (permission denied).")
+    # os.access says yes to root and on some file systems that still refuse a new file (/proc,
+    # a read-only mount): create and remove a file where the save will put its temp file
+    import tempfile
+
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".probe", dir=folder)
+    except OSError as exc:
+        reason = (exc.strerror or type(exc).__name__).lower()
+        raise LimitError(f"{option} {shorten(text)} cannot be written ({reason}).") from None
+    os.close(fd)
+    os.unlink(probe)
     return p
 
 

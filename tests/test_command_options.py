@@ -31,7 +31,7 @@ def test_out_path_checks_sizes_and_the_folder(tmp_path):
     assert out_path(ok, ("hidden",)) == tmp_path / "m.npz"
     with pytest.raises(UsageError, match="--hidden must be at least 1, got 0"):
         out_path(argparse.Namespace(out=str(tmp_path / "m.npz"), hidden=0), ("hidden",))
-    with pytest.raises(UsageError, match="the folder of --out does not exist: '.*nope'"):
+    with pytest.raises(ValueError, match="the folder of --out, '.*nope', does not exist"):
         out_path(argparse.Namespace(out=str(tmp_path / "nope" / "m.npz")))
 
 

@@ -161,3 +161,41 @@ def test_translate_width_and_max_len_have_maxima_checked_while_parsing(option, v
     assert (args.width, args.max_len) == (MAX_WIDTH, MAX_LEN)
     help_text = build_parser()._subparsers._group_actions[0].choices["translate"].format_help()
     assert f"at most {MAX_WIDTH}" in help_text and f"at most {MAX_LEN:,}" in help_text
+
+
+# --- --out is checked before the work, and named as the user gave it ------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["train-tagger", "--epochs", "1", "--out", "{out}.npz"],
+        ["train-seq2seq", "--epochs", "1", "--out", "{out}.npz"],
+        ["train-flipflop", "--epochs", "1", "--out", "{out}.npz"],
+        ["screenshot", "--out", "{out}.svg"],
+    ],
+    ids=lambda a: a[0],
+)
+def test_out_that_cannot_be_written_is_refused_before_the_work(capsys, monkeypatch, argv):
+    from seqviz import training
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("training started before --out was checked")
+
+    monkeypatch.setattr(training, "fit", no_training)
+    import seqviz.commands.screenshot as screenshot
+
+    monkeypatch.setattr(screenshot, "take", no_training)
+    out = "/proc/m"
+    code, got = _run([a.replace("{out}", out) for a in argv], capsys)
+    assert code == 2 and got.err.count("\n") == 1, got.err
+    assert f"--out '{out}." in got.err and "cannot be written" in got.err, got.err
+    assert ".tmp" not in got.err
+
+
+def test_a_save_that_fails_names_the_users_file_not_the_temp_file(tmp_path):
+    from seqviz.files import atomic_write
+
+    with pytest.raises(OSError) as info:
+        atomic_write("/proc/m.npz", b"x")
+    assert info.value.filename == "/proc/m.npz"

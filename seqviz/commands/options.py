@@ -55,14 +55,13 @@ def add_fit_options(
 
 
 def out_path(args: argparse.Namespace, sizes: tuple[str, ...] = ()) -> Path:
-    """--out as a Path, once the sizes named are at least 1 and --out's folder exists."""
+    """--out as a Path, once the sizes named are at least 1 and --out can be written."""
     for name in sizes:
         if getattr(args, name) < 1:
             raise UsageError(f"--{name} must be at least 1, got {getattr(args, name)}.")
-    out = Path(args.out)
-    if not out.parent.is_dir():
-        raise UsageError(f"the folder of --out does not exist: {str(out.parent)!r}.")
-    return out
+    from seqviz.limits import check_output
+
+    return check_output(args.out)  # before the work: a bad --out must not cost the training
 
 
 def interrupted_note(epochs: int, out: Path) -> str:

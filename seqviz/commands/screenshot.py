@@ -53,8 +53,9 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix.lower() != ".svg":
         raise UsageError(f"--out must name an .svg file, not {out.name!r}")
-    if not (out.parent if str(out.parent) else Path(".")).is_dir():
-        raise UsageError(f"the folder of --out, {out.parent}, does not exist")
+    from seqviz.limits import check_output
+
+    out = check_output(out)  # before the app is built and drawn
     if args.frame is not None and args.frame < 0:
         raise UsageError(f"--frame must be 0 or more, not {args.frame}")
     if args.demo:

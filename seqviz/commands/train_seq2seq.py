@@ -47,7 +47,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import time
-    from pathlib import Path
 
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -63,9 +62,9 @@ def run(args: argparse.Namespace) -> int:
         model=arch, teacher_forcing=args.teacher_forcing, pairs=args.pairs, batch=args.batch,
         max_len=args.max_len, seed=args.seed,
     )  # fmt: skip
-    out = Path(args.out)
-    if not out.parent.is_dir():
-        raise ValueError(f"the output directory {str(out.parent)!r} does not exist.")
+    from seqviz.limits import check_output
+
+    out = check_output(args.out)  # before the work: a bad --out must not cost the training
     fit_config = FitConfig(epochs=args.epochs, lr=args.lr, clip=args.clip, seed=args.seed,
                            checkpoint=out)  # fmt: skip
     model = new_model(config, name=out.stem)
