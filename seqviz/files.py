@@ -189,6 +189,18 @@ def read_npz(path: str | os.PathLike[str], what: str, noun: str = "file") -> dic
         raise ValueError(f"{name} is not {what} ({shorten(reason, 120)}).") from None
 
 
+def refuse_non_finite(arrays: dict[str, np.ndarray], where: str) -> dict[str, np.ndarray]:
+    """``arrays`` if every float array in them is finite; else a LimitError naming the first
+    array that holds nan or inf (weights with nan would compute nan everywhere downstream)."""
+    for key, arr in arrays.items():
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            raise LimitError(
+                f"the array {shorten(key)} of {where} holds inf or nan; a model's weights must "
+                "all be finite numbers."
+            )
+    return arrays
+
+
 def read_npy(path: str | os.PathLike[str], what: str) -> np.ndarray:
     """One .npy array, its header checked before the data is read; one-sentence ValueError."""
     cap = FILE_CAPS["array"]

@@ -13,6 +13,8 @@ import numpy as np
 
 from seqviz.core._io import atomic_savez, read_npz
 from seqviz.core.codes import N_GATES, NONLINEARITY_CODES, VARIANT_CODES
+from seqviz.files import refuse_non_finite
+from seqviz.limits import shown
 
 if TYPE_CHECKING:
     from seqviz.core.stack_params import StackParams
@@ -300,8 +302,10 @@ def read_state(path: Path) -> dict[str, Any]:
     if path.suffix.lower() in (".pt", ".pth"):
         from seqviz.core.torch_io import load_state_dict
 
-        return dict(load_state_dict(path))
-    return read_npz(path, "a weights file", "weights file")
+        state = dict(load_state_dict(path))
+    else:
+        state = read_npz(path, "a weights file", "weights file")
+    return refuse_non_finite(state, shown(path))
 
 
 def split_prefix(state: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -60,9 +60,10 @@ def save_model(
 
 def read_arrays(path: str | os.PathLike[str], what: str) -> dict[str, np.ndarray]:
     """All arrays of a model file; any problem is a ValueError of one sentence."""
-    from seqviz.files import read_npz  # sizes, dtypes and header shapes checked before data
+    from seqviz.files import read_npz, refuse_non_finite  # sizes, dtypes, shapes checked first
+    from seqviz.limits import shown
 
-    return read_npz(path, what, "model file")
+    return refuse_non_finite(read_npz(path, what, "model file"), shown(path))
 
 
 def file_kind(arrays: dict[str, np.ndarray]) -> str | None:
