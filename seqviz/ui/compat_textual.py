@@ -869,15 +869,33 @@ class RegionCompositor(Compositor):
         self._leave_out_removed()
         return super().render_strips(size)  # type: ignore[no-any-return]
 
+    def get_widget_at(self, x: int, y: int) -> Any:
+        """Textual's, never a removed widget. Between a removal and the layout after it the map
+        still places the removed widgets, and Textual hands them out for a screen offset: a
+        mouse press there started a text selection in a widget with no parent
+        (``Screen._forward_event``: 'NoneType' object has no attribute 'region')."""
+        self._leave_out_removed()
+        return super().get_widget_at(x, y)
+
+    def get_widgets_at(self, x: int, y: int) -> Any:
+        self._leave_out_removed()
+        return super().get_widgets_at(x, y)
+
+    def get_widget_and_offset_at(self, x: int, y: int) -> Any:
+        self._leave_out_removed()
+        return super().get_widget_and_offset_at(x, y)
+
     def _leave_out_removed(self) -> None:
-        """Leave the widgets no longer linked to the app out of what is drawn, until the next
-        layout makes the map anew. Textual's removal detaches the innermost widgets first (a
-        widget waits for its children to close), so a removed widget that still has a parent
-        has one with none: one look at each parent finds them, a frame's only cost here."""
+        """Leave the widgets no longer linked to the app out of what is drawn and what a screen
+        offset finds, until the next layout makes the map anew. Textual's removal detaches the
+        innermost widgets first (a widget waits for its children to close), so a removed widget
+        that still has a parent has one with none: one look at each parent finds them, a
+        frame's only cost here."""
         visible = self.visible_widgets
         if all(widget._parent is not None for widget in visible):
             return
         self._visible_widgets = {w: at for w, at in visible.items() if _in_dom(w)}
+        self._layers_visible = None  # made from the visible widgets: made again without them
 
     def _render_chops(self, crop: Any, is_rendered_line: Any) -> Any:
         chops = super()._render_chops(crop, is_rendered_line)
