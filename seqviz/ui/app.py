@@ -46,6 +46,7 @@ from seqviz.ui.compat_textual import (
     RegionScreen,
     SafeCommandPalette,
     alike_rows,
+    being_removed,
     clear_styles_cache,
     install_input_fixes,
     install_strip_fix,
@@ -670,8 +671,8 @@ class SeqvizApp(App[None]):
     def _show_pending(self) -> None:
         message = self._pending
         view = self._view
-        if message is None or view is None or self._rebuilding:
-            return
+        if message is None or view is None or self._rebuilding or self._quitting():
+            return  # (a result that comes in as the app quits is not shown on its way out)
         if message.scene_name != getattr(view, "scene_name", None):
             return  # the view for this scene is being mounted; it shows the result afterwards
         self._pending = None
@@ -719,9 +720,21 @@ class SeqvizApp(App[None]):
             # line): one render, not one and then the rest.
             self._settling = asyncio.get_running_loop().create_task(self._settle_and_release())
 
+    def _quitting(self) -> bool:
+        """Whether the app has begun to exit (a quit key, the palette's Quit, a shutdown): its
+        screen is being taken down, and nothing may be mounted or looked up on it any more."""
+        stack = self.screen_stack
+        return self.return_code is not None or not stack or being_removed(stack[0])
+
     async def _sync_view(self) -> None:
-        """Mount the current scene's view and controls if another scene's are showing."""
+        """Mount the current scene's view and controls if another scene's are showing.
+
+        A switch is queued behind the key that asked for it and awaits its removals and mounts:
+        a quit can come first or in between, and then the switch stops (mounting on a screen
+        being taken down raised MountError, looking up its widgets NoMatches)."""
         scene = self.scene
+        if self._quitting():
+            return
         if self._view is not None and getattr(self._view, "scene_name", None) == scene.name:
             return
         self._rebuilding = True
@@ -732,13 +745,19 @@ class SeqvizApp(App[None]):
             self._restore_maximized(slot, self.query_one(ParamPanel))
             await slot.remove_children()
             clear_styles_cache()
+            if self._quitting():
+                return
             view = view_class(id=f"view-{scene.name}")
             view.scene_name = scene.name
             self._result = None
             await slot.mount(view)
             self._view = view
             self.call_after_refresh(self._thaw_after_switch)
+            if self._quitting():
+                return
             await self.query_one(ParamPanel).show_scene(scene, self.values)
+            if self._quitting():
+                return
             # After the view's own focus request (a widget's focus() is a call_later too), and
             # before the next paint: the first frame shows the focused row, painted once.
             self.call_later(self._focus_first_param)
@@ -756,6 +775,8 @@ class SeqvizApp(App[None]):
                 self.sub_title = scene.title
         finally:
             self._rebuilding = False
+        if self._quitting():
+            return
         if self.scene.name != scene.name:
             await self._sync_view()  # switched again while mounting
             return

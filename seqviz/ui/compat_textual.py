@@ -54,6 +54,12 @@ def clear_styles_cache() -> bool:
     return True
 
 
+def being_removed(widget: Any) -> bool:
+    """Whether Textual is taking ``widget`` down (``_pruning``/``_closing``: removed, or its
+    screen closed as the app shuts down); False if those internals are gone."""
+    return bool(getattr(widget, "_pruning", False) or getattr(widget, "_closing", False))
+
+
 def static_height(widget: Any, content: Any, width: int) -> int:
     """Lines ``content`` would take in the Static ``widget`` at ``width``, measured as Textual's
     layout measures it (whether the text reads markup is the Static's private
