@@ -38,3 +38,25 @@ async def test_quit_from_outside_the_app_loop_during_a_switch(make_app, key, tur
             await asyncio.sleep(0.05)
     # run_test raised the app's exception, had it ended with one
     assert app.return_code == 0
+
+
+async def test_a_second_switch_during_the_first_gives_each_scene_its_own_values(make_app):
+    """The second switch's key came while the first's view mounted: the first went on to
+    build its parameter rows from the second scene's values (AttributeError, found by the
+    random-input test at 80x24)."""
+    app = make_app("vanishing")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.until_ready()
+        await pilot.pause()
+        send_key(app, "3")  # gates: rows for forget_bias and the rest
+        for _ in range(2000):
+            if app._rebuilding:
+                break
+            await asyncio.sleep(0)
+        assert app._rebuilding
+        app.set_scene("vanishing")  # what the next key does, while the first switch mounts
+        await app.until_ready(timeout=30)
+        await pilot.pause()
+        assert app.scene.name == "vanishing" and app.is_running
+        rows = {row.spec.name for row in app.query("ParamRow")}
+        assert rows == {spec.name for spec in app.scene.specs if spec.kind != "text"}

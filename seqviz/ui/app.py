@@ -755,7 +755,9 @@ class SeqvizApp(App[None]):
             self.call_after_refresh(self._thaw_after_switch)
             if self._quitting():
                 return
-            await self.query_one(ParamPanel).show_scene(scene, self.values)
+            # this switch's scene's values: another switch may have changed self.scene while
+            # the view mounted (rows of one scene given another's values: AttributeError)
+            await self.query_one(ParamPanel).show_scene(scene, self._values[scene.name])
             if self._quitting():
                 return
             # After the view's own focus request (a widget's focus() is a call_later too), and
