@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         variant=args.variant if args.cell == "gru" else "textbook",
     )
-    from seqviz.limits import check_model_size, check_output
+    from seqviz.limits import check_model_size, check_output, check_vocab, shown
     from seqviz.models.lm_train import build_vocab
 
     out = check_output(args.out)  # before training: a bad --out must not cost an epoch
@@ -121,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
     )
     sentences = read_corpus(args.corpus, config.level)
     vocab = len(build_vocab(sentences))
+    check_vocab(vocab, f"the corpus {shown(args.corpus)}")
     g = {"lstm": 4, "gru": 3, "rnn": 1}[config.cell]
     h, e = config.hidden, config.emb
     check_model_size(vocab * (e + h + 1) + g * h * (e + h + 2), "the model")

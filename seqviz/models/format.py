@@ -61,9 +61,16 @@ def save_model(
 def read_arrays(path: str | os.PathLike[str], what: str) -> dict[str, np.ndarray]:
     """All arrays of a model file; any problem is a ValueError of one sentence."""
     from seqviz.files import read_npz, refuse_non_finite  # sizes, dtypes, shapes checked first
-    from seqviz.limits import shown
+    from seqviz.limits import check_vocab, shown
 
-    return refuse_non_finite(read_npz(path, what, "model file"), shown(path))
+    arrays = refuse_non_finite(read_npz(path, what, "model file"), shown(path))
+    for key in VOCAB_ARRAYS:
+        if key in arrays:
+            check_vocab(arrays[key].size, f"the {key} of {shown(path)}")
+    return arrays
+
+
+VOCAB_ARRAYS = ("vocab", "src_vocab", "tgt_vocab", "tags")  # token lists of the model kinds
 
 
 def file_kind(arrays: dict[str, np.ndarray]) -> str | None:
