@@ -52,7 +52,7 @@ def test_translate_input_file_one_json_per_line(capsys, tmp_path):
         (["translate", "  "], ["empty", "1 to 40 words"]),
         (["translate", " ".join(["the cat"] * 21)], ["42 words", "at most 40"]),
         (["translate", SOURCE, "--model", "nope.npz"], ["no model", "attention"]),
-        (["translate", SOURCE, "--width", "0", "--strategy", "beam"], ["width", ">= 1"]),
+        (["translate", SOURCE, "--width", "0", "--strategy", "beam"], ["--width", "from 1 to 100"]),
         (["translate"], ["either one SOURCE"]),
     ],
 )

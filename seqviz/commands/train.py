@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         )  # fmt: skip
         callback = _RichProgress(progress, task, fit_config.epochs)
         try:
-            result = fit(model, callback.batches(model), fit_config, [callback])
+            result = fit(model, callback.batches(model), fit_config, [callback], progress=False)
         except Diverged as exc:
             raise ValueError(
                 f"training diverged in epoch {exc.epoch} (the gradient became inf or nan); "

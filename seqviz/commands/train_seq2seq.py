@@ -103,7 +103,13 @@ def run(args: argparse.Namespace) -> int:
     with progress:
         task_id = progress.add_task("train", total=args.epochs * steps, epoch=1,
                                     epochs=args.epochs, loss=float("nan"), tf=1.0)  # fmt: skip
-        result = fit(model, make_batches(model, config, args.epochs), fit_config, [Show(task_id)])
+        result = fit(
+            model,
+            make_batches(model, config, args.epochs),
+            fit_config,
+            [Show(task_id)],
+            progress=False,
+        )  # its own bar (with the loss)
     cpu = time.process_time() - c0
     if result.interrupted:
         console.print(interrupted_note(result.epochs, out))

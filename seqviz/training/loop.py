@@ -145,12 +145,19 @@ def fit(
     batches: Batches,
     config: FitConfig,
     callbacks: Sequence[Any] = (),
+    progress: Any = None,
 ) -> FitResult:
     """Train `model` for `config.epochs` epochs; `batches(epoch, rng)` yields one epoch's batches.
 
     Raises `Diverged` (a ValueError) when the loss or gradient becomes inf/nan. Ctrl-C ends the
     run between or inside steps and returns interrupted=True; the checkpoint then holds the last
-    completed epoch (it is written atomically, so it is never half-written)."""
+    completed epoch (it is written atomically, so it is never half-written).
+
+    ``progress``: a `TrainingProgress` to drive, False for none, or None for a bar on stderr
+    when it is a terminal (shown once the run has lasted a few seconds, with the time left)."""
+    from seqviz.training.progress import for_terminal
+
+    bar = for_terminal(config.epochs) if progress is None else (progress or None)
     loop = Loop(model, config)
     rng = np.random.default_rng(config.seed)
     losses: list[float] = []
@@ -169,15 +176,22 @@ def fit(
                 for cb in callbacks:
                     if hasattr(cb, "on_update"):
                         cb.on_update(u)
+                if bar is not None:
+                    bar.step()
             if config.checkpoint is not None:
                 model.save(config.checkpoint)
                 saved = Path(config.checkpoint)
             mean = total / n if n else float("nan")
             losses.append(mean)
             info = EpochInfo(epoch, mean, n, time.perf_counter() - t0, saved)
+            if bar is not None:
+                bar.epoch_done(epoch)
             for cb in callbacks:
                 if hasattr(cb, "on_epoch_end"):
                     cb.on_epoch_end(epoch, info)
     except KeyboardInterrupt:
         return FitResult(len(losses), loop.step, tuple(losses), True, saved, tuple(history))
+    finally:
+        if bar is not None:
+            bar.close()  # the bar goes before what the command prints next
     return FitResult(len(losses), loop.step, tuple(losses), False, saved, tuple(history))
