@@ -102,12 +102,9 @@ async def test_random_input_never_crashes(make_app, size):
 
     app.set_scene = set_scene
     sent = {"keys": 0, "mouse": 0, "escapes": 0, "resizes": 0}
-    async with app.run_test(size=size) as pilot:
-        await app.until_ready()
-        start = time.monotonic()
-        for i in range(N_KEYS):
-            if time.monotonic() - start > TIME_BUDGET and i >= MIN_KEYS:
-                break
+
+    async def garbage(first: int, count: int) -> None:
+        for i in range(first, first + count):
             r = rng.random()
             if i % 10 == 0:  # every scene, in turn, with the rest of the input in between
                 # (escapes first: a digit typed into the palette or a text field stays there)
@@ -135,6 +132,24 @@ async def test_random_input_never_crashes(make_app, size):
             maximised = app.screen_stack[0].maximized
             assert maximised is None or maximised.is_attached, (i, maximised)
             assert app.is_running and app.return_code is None, f"ended after {i + 1} inputs"
+
+    async with app.run_test(size=size) as pilot:
+        await app.until_ready()
+        start, done = time.monotonic(), 0
+        while done < N_KEYS and (done < MIN_KEYS or time.monotonic() - start < TIME_BUDGET):
+            await garbage(done, 10)
+            done += 10
+        # a scene whose key always met a text field (the digit went into it): its key pressed
+        # with the focus on nothing, then the same garbage there
+        for number, name in zip(scene_keys, names, strict=True):
+            if name not in visited:
+                send_bytes(app, parser, "\x1b[<0;1;1m")
+                await pilot.press("escape", "escape")
+                app.screen.set_focus(None)
+                await pilot.press(number)
+                assert app.scene.name == name
+                await garbage(done + 1, 29)  # (not a multiple of 10: no scene turn at first)
+                done += 30
         send_bytes(app, parser, "\x1b[<0;1;1m")  # let go of any mouse button still down
         resize(app, width, height)
         await pilot.press("escape", "escape", "escape")
