@@ -44,7 +44,8 @@ def test_every_size_option_has_a_documented_maximum():
     names = {(" ".join(p), o) for p, o, _ in BOUNDED}
     for option in [("export", "--steps"), ("export", "--hidden"), ("decode", "--width"),
                    ("decode", "--samples"), ("train", "--hidden"), ("run vanishing", "--hidden"),
-                   ("train", "--epochs"), ("decode", "--max-len")]:  # fmt: skip
+                   ("train", "--epochs"), ("decode", "--max-len"), ("translate", "--width"),
+                   ("translate", "--max-len")]:  # fmt: skip
         assert option in names
     for _, _, (lo, hi) in BOUNDED:
         assert math.isfinite(lo) and math.isfinite(hi)

@@ -125,6 +125,8 @@ def test_good_arrays_read_back_exactly(tmp_path):
         ["export", "--weights", "{fifo}", "--input", "{tmp}/x.npy", "--out", "{tmp}/t.npz"],
         ["export", "--weights", "{good}", "--input", "/dev/zero", "--out", "{tmp}/t.npz"],
         ["screenshot", "--demo", "{fifo}", "--out", "{tmp}/s.svg"],
+        ["translate", "--input", "{fifo}"],
+        ["translate", "--input", "/dev/zero"],
     ],
 )
 def test_devices_and_fifos_are_refused_at_once(hostile, tmp_path, capsys, argv):
