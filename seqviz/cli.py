@@ -94,8 +94,7 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
-@functools.cache
-def _noting(action: type) -> type:
+def _noting(action: Any) -> type:
     """``action``'s class, also noting its option in ``namespace.before_command``."""
 
     class Noting(action):  # type: ignore[valid-type, misc]
