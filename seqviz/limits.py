@@ -10,7 +10,7 @@ from typing import Any
 
 # The maximums are chosen for a 2-core, 24 GB machine shared with a projector: every refused
 # input must be refused before an allocation, and every accepted one must finish in seconds to a
-# minute with at most a few GB. README "Limits" lists them; tests/test_limits.py checks each.
+# minute with at most a few GB. docs/limits.md lists them; tests/test_limits.py checks each.
 MiB = 1 << 20
 MAX_SESSIONS = 32  # `serve --max-sessions`: each browser session is ~2 processes, ~200 MB
 DEFAULT_SESSIONS = 4

@@ -34,3 +34,14 @@ def test_app_command_forwards_scene_and_settings():
     cmd = app_command("vanishing", ["rho=1.2", "steps=100"])
     assert cmd.startswith(sys.executable) or sys.executable in cmd
     assert "-m seqviz --scene vanishing --set rho=1.2 --set steps=100" in cmd
+
+
+@pytest.mark.parametrize("argv", [["serve"], ["demo", "memory", "--serve"]])
+def test_serve_without_textual_serve_says_how_to_install_it(argv, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "textual_serve", None)  # as if it were not installed
+    assert main(argv) == 2
+    out = capsys.readouterr()
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in out.err
+    assert "textual-serve" in lines[0] and "pip install 'seqviz[serve]'" in lines[0]
+    assert "serving" not in out.out  # nothing started

@@ -120,7 +120,7 @@ def test_foreign_origins_start_nothing_and_the_cap_holds():
         async def two_sessions() -> tuple[int, int, tuple[int, str]]:
             hold, connected = asyncio.Event(), asyncio.Event()
             first = asyncio.create_task(ws_status(port, own, hold, connected))
-            await asyncio.wait_for(connected.wait(), 120)  # the first session is open
+            await asyncio.wait_for(connected.wait(), 120)  # the first browser session is open
             try:
                 second = await ws_status(port, f"http://localhost:{port}")
                 page = await asyncio.to_thread(get, port)

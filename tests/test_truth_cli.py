@@ -56,7 +56,7 @@ def test_run_in_a_fresh_process_on_a_cold_cache(tmp_path):
 
 @pytest.mark.parametrize("torch_ms", [None, 2.5], ids=["without-torch", "with-torch"])
 def test_bench_table_columns_align_with_or_without_torch(torch_ms):
-    from seqviz import bench
+    from seqviz.bench import traces as bench
 
     rows = [bench.Row("rnn", 64, 100, 0.44, 3.2, torch_ms, torch_ms, torch_ms),
             bench.Row("lstm", 256, 1000, 519.49, 1438.9, torch_ms, torch_ms, torch_ms)]  # fmt: skip

@@ -32,7 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     experiments = parser.add_subparsers(dest="experiment", metavar="EXPERIMENT", required=True)
     for name, module_name in EXPERIMENTS.items():
         module = importlib.import_module(module_name)
-        sub = experiments.add_parser(name, help=module.HELP, description=module.HELP)
+        # argparse %-formats help (not descriptions): a literal % in HELP must not end --help
+        sub = experiments.add_parser(name, help=module.HELP.replace("%", "%%"),
+                                     description=module.HELP)  # fmt: skip
         module.add_arguments(sub)
         sub.add_argument("--json", action="store_true", help="print the results as JSON")
         sub.set_defaults(func=_with_compile_notice(module.run))

@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from seqviz.cli import UsageError
+    from seqviz.commands import UsageError
     from seqviz.training.race import Race, RaceConfig, summary
 
     if not 1 <= args.steps <= 1_000_000:

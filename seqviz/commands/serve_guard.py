@@ -219,8 +219,20 @@ def build_server(command: str, host: str, port: int, title: str, guard: Guard,
     return GuardedServer(command, host=host, port=port, title=title, public_url=public_url)
 
 
+def require_textual_serve() -> None:
+    """UsageError in one sentence when the optional textual-serve package is not installed."""
+    try:
+        import textual_serve  # noqa: F401
+    except ImportError:
+        raise UsageError(
+            "serving in a browser needs the textual-serve package, which is not installed; "
+            "install it with: pip install 'seqviz[serve]'"
+        ) from None
+
+
 def serve_guarded(command: str, args: argparse.Namespace, title: str, what: str) -> int:
     """Serve ``command`` (one app process per browser session) with the guard options in args."""
+    require_textual_serve()
     host, port = args.host, args.port
     check_host(host, port)
     guard, urls = make_guard(host, port, args.public_url, args.allow_origin, args.max_sessions)

@@ -20,7 +20,7 @@ class ModelEntry:
     kind: str  # the model kind (its file's format tag)
     label: str  # a short description for menus and captions
     file: str  # file name in seqviz/data/
-    command: str  # the exact command that trains it (the README quotes it)
+    command: str  # the exact command that trains it (docs/models-guide.md quotes it)
     choice: str = ""  # its value in scene choice lists, if not `name`
     cell: str = ""  # its recurrent cell (lstm, gru, rnn): scenes pick the models they can show
 

@@ -239,7 +239,7 @@ SHIPPED = ("tagger-bi", "tagger-uni")
 
 
 def measure(n_sentences: int = 1000) -> list[dict[str, Any]]:
-    """Both shipped taggers on the same held-out sentences (what the README reports)."""
+    """Both shipped taggers on the same held-out sentences (what docs/models-guide.md reports)."""
     test = task.held_out(n_sentences)
     rows = []
     for name in SHIPPED:

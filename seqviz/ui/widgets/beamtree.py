@@ -383,6 +383,3 @@ class BeamTree(DirectLines, ScrollView, inherit_bindings=False, can_focus=True):
         """Plain text of one row (for tests and screen readers)."""
         width = max(40, self._room().width)
         return "".join(s.text for s in self._row_strip(self.rows[index], width)).rstrip()
-
-    def region_of(self, index: int) -> Region:
-        return Region(0, index + 1, self._room().width, 1)
