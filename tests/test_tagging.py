@@ -158,3 +158,26 @@ def test_train_tagger_command(tmp_path, capsys):
     assert load_tagger(str(out)).bidirectional
     assert main([*args[:-2], "--out", str(tmp_path / "no" / "m.npz")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("n", "batch"), [(7, 3), (6, 3), (2, 5), (1, 1)])
+def test_every_training_sentence_is_used_once_per_epoch(n, batch):
+    """The last batch may be short; it is trained on, not dropped (its sentences would never
+    be seen, epoch after epoch, in the orders that put them last)."""
+    from collections import Counter
+
+    model = Tagger.random("gru", hidden=2, emb=2, layers=1, bidirectional=False, seed=0)
+    sentences = task.corpus(n, seed=11)
+    want = Counter((tuple(s.words), tuple(s.tags)) for s in sentences)
+    tag_of = dict(enumerate(model.tags))
+    make = batches_for(model, sentences, batch)
+    rng = np.random.default_rng(0)
+    for epoch in (1, 2, 3):
+        got: Counter = Counter()
+        sizes = []
+        for b in make(epoch, rng):
+            sizes.append(len(b.words))
+            for ids, tags in zip(b.words, b.tags, strict=True):
+                got[(tuple(model.vocab[i] for i in ids), tuple(tag_of[t] for t in tags))] += 1
+        assert got == want, epoch
+        assert sizes == [batch] * (n // batch) + ([n % batch] if n % batch else [])
