@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -325,3 +326,30 @@ def export(lm: RNNLM, out: str | os.PathLike[str], vocab_out: str | os.PathLike[
         f"{p.input_size}, {p.hidden_size}, num_layers={len(lm.layers)}{extra}); "
         f"decoder = nn.Linear({p.hidden_size}, {len(words)}); a sentence starts with {lm.bos}."
     )
+
+
+def load_lm(
+    model: str | os.PathLike[str],
+    vocab: str | os.PathLike[str] | None = None,
+    *,
+    announce: Callable[[str], None] | None = None,
+) -> RNNLM:
+    """A language model by name or path: a PyTorch state_dict with its vocabulary (the line
+    describing it goes to `announce`), or a seqviz model (shipped, user or file)."""
+    from seqviz import models
+
+    if vocab is None and is_torch_file(model):
+        raise ValueError(
+            f"{shown(model)} is a PyTorch file; give its vocabulary with --vocab FILE "
+            "(one token per line in index order, or a JSON list)."
+        )
+    if vocab is not None:
+        if not is_torch_file(model):
+            raise ValueError(
+                f"--vocab goes with a PyTorch state_dict (.pt, .pth or .bin), not {shown(model)}."
+            )
+        lm, line = load(model, vocab)
+        if announce is not None:
+            announce(line)
+        return lm
+    return models.load(model, kind="lm")

@@ -1,0 +1,205 @@
+"""Whole PyTorch language models: read by tensor shapes, compared with PyTorch, exported back."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+from seqviz.cli import main  # noqa: E402
+from seqviz.inside.reading import read  # noqa: E402
+from seqviz.models import torch_lm  # noqa: E402
+
+WORDS = "the cat dog sat ran on a mat log and <unk>".split()
+VOCAB = ("<eos>", *WORDS)
+SENTENCES = ["the cat sat on a mat", "a dog ran on the log", "the dog sat and the cat ran"]
+CELLS = {"rnn": nn.RNN, "lstm": nn.LSTM, "gru": nn.GRU}
+
+
+class ExampleLM(nn.Module):
+    """The layout of PyTorch's word-language-model example: encoder, rnn, decoder."""
+
+    def __init__(self, cell, V, E, H, layers, tied, bias=True):
+        super().__init__()
+        self.encoder = nn.Embedding(V, E)
+        self.rnn = CELLS[cell](E, H, num_layers=layers)  # (T, B, ...) like the example
+        self.decoder = nn.Linear(H, V, bias=bias)
+        if tied:
+            self.decoder.weight = self.encoder.weight
+
+    def forward(self, ids):  # ids (T,) -> log-probabilities (T, V)
+        out, _ = self.rnn(self.encoder(ids)[:, None, :])
+        return torch.log_softmax(self.decoder(out[:, 0]), dim=-1)
+
+
+class OtherLM(nn.Module):
+    """Other names, nested modules, batch_first, the head before the embedding in the file."""
+
+    def __init__(self, cell, V, E, H, layers, tied, bias=True):
+        super().__init__()
+        self.out = nn.Sequential(nn.Linear(H, V, bias=bias))
+        self.body = nn.ModuleDict(
+            {"words": nn.Embedding(V, E), "seq": CELLS[cell](E, H, layers, batch_first=True)}
+        )
+        if tied:
+            self.out[0].weight = self.body["words"].weight
+
+    def forward(self, ids):
+        out, _ = self.body["seq"](self.body["words"](ids)[None])
+        return torch.log_softmax(self.out(out[0]), dim=-1)
+
+
+def ids_of(sentence: str) -> list[int]:
+    return [VOCAB.index("<eos>"), *(VOCAB.index(w) for w in sentence.split())]
+
+
+def save(tmp_path, model, vocab=VOCAB, name="lm"):
+    w, v = tmp_path / f"{name}.pt", tmp_path / f"{name}.txt"
+    torch.save(model.state_dict(), w)
+    v.write_text("".join(t + "\n" for t in vocab))
+    return w, v
+
+
+def reference(model, sentence):
+    with torch.no_grad():
+        return model.double()(torch.tensor(ids_of(sentence))).numpy()
+
+
+def check_same(lm, model, sentence):
+    """The imported model's next-word distributions after every prefix equal PyTorch's."""
+    ref = np.exp(reference(model, sentence))  # (T, V)
+    ours = np.exp(read(lm, sentence).logp)
+    np.testing.assert_allclose(ours, ref, atol=1e-6, rtol=0)
+    # the decoders' path (start, then advance one word at a time) gives the same
+    ids = ids_of(sentence)[1:]
+    state = lm.start([])
+    np.testing.assert_allclose(np.exp(state.logp), ref[0], atol=1e-6, rtol=0)
+    for t, i in enumerate(ids, 1):
+        (state,) = lm.advance([state], [i])
+        np.testing.assert_allclose(np.exp(state.logp), ref[t], atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
+@pytest.mark.parametrize("layers", [1, 2])
+@pytest.mark.parametrize("tied", [False, True])
+@pytest.mark.parametrize("scheme", [ExampleLM, OtherLM])
+def test_import_by_shape_matches_pytorch(tmp_path, cell, layers, tied, scheme):
+    torch.manual_seed(layers * 7 + tied)
+    E, H = (12, 12) if tied else (10, 14)
+    model = scheme(cell, len(VOCAB), E, H, layers, tied, bias=not (tied and layers == 2))
+    with torch.no_grad():  # weights of a trained size, so the distributions are not flat
+        for p in model.parameters():
+            p.mul_(3.0)
+    w, v = save(tmp_path, model)
+    lm, line = torch_lm.load(w, v)
+    assert f"{layers}-layer {cell.upper()}" in line and "start with <eos>" in line
+    assert ("tied to the embedding" in line) == tied
+    assert len(lm.layers) == layers and lm.params.cell == cell
+    for s in SENTENCES:
+        check_same(lm, model, s)
+
+
+@pytest.mark.slow
+def test_trained_pytorch_lm_imports_to_1e6(tmp_path, capsys):
+    """A few seconds of real PyTorch training, then the same distributions through seqviz."""
+    torch.manual_seed(0)
+    model = ExampleLM("lstm", len(VOCAB), 16, 24, 2, tied=False)
+    opt = torch.optim.Adam(model.parameters(), lr=0.01)
+    data = [torch.tensor(ids_of(s) + [0]) for s in SENTENCES]
+    losses = []
+    for _ in range(60):  # about a second of training on a quiet machine
+        for seq in data:
+            loss = -model(seq[:-1]).gather(1, seq[1:, None]).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+    assert losses[-1] < losses[0] / 2  # it learnt something: the distributions are far from flat
+    w, v = save(tmp_path, model)
+    lm, _ = torch_lm.load(w, v)
+    for s in SENTENCES:
+        check_same(lm, model, s)
+    # and through the command line: greedy decoding continues a training sentence
+    code = main(["decode", "--model", str(w), "--vocab", str(v), "--strategy", "greedy",
+                 "--prompt", "the cat sat on a", "--json"])  # fmt: skip
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "2-layer LSTM" in out.err
+    assert json.loads(out.out)["hypotheses"][0]["tokens"][0] == "mat"
+
+
+def test_vocabulary_as_json_list_and_start_token(tmp_path):
+    torch.manual_seed(1)
+    vocab = ("<s>", "</s>", *WORDS)
+    model = ExampleLM("gru", len(vocab), 8, 8, 1, tied=False)
+    w = tmp_path / "lm.pt"
+    torch.save(model.state_dict(), w)
+    v = tmp_path / "vocab.json"
+    v.write_text(json.dumps(list(vocab)))
+    lm, line = torch_lm.load(w, v)
+    assert lm.bos == "<s>" and lm.eos == "</s>" and "start with <s>" in line
+    assert lm.encode("the zebra sat") == [vocab.index(w) for w in ("the", "<unk>", "sat")]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda sd, v: (sd, v[:-1]), r"encoder.weight has 12 rows but the vocabulary has 11"),
+        (lambda sd, v: ({**sd, "x.w": torch.zeros(3, 3, 3)}, v), r"x.w \(3, 3, 3\) is neither"),
+        (lambda sd, v: ({**sd, "extra.weight": torch.zeros(3)}, v), r"has extra.weight besides"),
+        (lambda sd, v: ({**sd, "fc.weight": torch.zeros(12, 5)}, v), r"has fc.weight besides"),
+        (
+            lambda sd, v: ({k: x for k, x in sd.items() if k != "encoder.weight"}, v),
+            r"no embedding of 6 columns.*rnn.weight_ih_l0 \(32, 6\)",
+        ),
+        (
+            lambda sd, v: ({**sd, "encoder.weight": torch.zeros(12, 5)}, v),
+            r"no embedding of 6 columns",
+        ),
+        (lambda sd, v: ({**sd, "rnn.weight_ih_l0_reverse": sd["rnn.weight_ih_l0"]}, v),
+         r"rnn.weight_ih_l0_reverse belongs to a bidirectional network"),
+        (lambda sd, v: ({k: x for k, x in sd.items() if not k.startswith("rnn")}, v),
+         r"holds no recurrent network"),
+        (lambda sd, v: (sd, tuple(t for t in v if t != "<eos>") + ("x",)),
+         r"has neither <s> nor <eos>"),
+    ],
+)  # fmt: skip
+def test_mismatches_are_one_sentence_naming_keys(tmp_path, capsys, change, message):
+    torch.manual_seed(2)
+    model = ExampleLM("lstm", len(VOCAB), 6, 8, 1, tied=False)
+    sd, vocab = change(dict(model.state_dict()), VOCAB)
+    w, v = tmp_path / "lm.pt", tmp_path / "vocab.txt"
+    torch.save(sd, w)
+    v.write_text("".join(t + "\n" for t in vocab))
+    with pytest.raises(ValueError, match=message):
+        torch_lm.load(w, v)
+    code = main(["decode", "--model", str(w), "--vocab", str(v)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_bad_vocabulary_files(tmp_path):
+    v = tmp_path / "v.txt"
+    v.write_text("a\n\nb\n")
+    with pytest.raises(ValueError, match="line 2 of the vocabulary file .* is blank"):
+        torch_lm.read_vocab(v)
+    v.write_text("a\nb\na\n")
+    with pytest.raises(ValueError, match="lists 'a' twice \\(entries 1 and 3\\)"):
+        torch_lm.read_vocab(v)
+    j = tmp_path / "v.json"
+    j.write_text('{"a": 1}')
+    with pytest.raises(ValueError, match="not a JSON list of strings"):
+        torch_lm.read_vocab(j)
+
+
+def test_pickled_module_is_refused(tmp_path):
+    w = tmp_path / "whole.pt"
+    torch.save(ExampleLM("lstm", len(VOCAB), 4, 4, 1, tied=False), w)
+    v = tmp_path / "v.txt"
+    v.write_text("".join(t + "\n" for t in VOCAB))
+    with pytest.raises(ValueError, match="pickled Python object"):
+        torch_lm.load(w, v)
