@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 COMMAND_MODULES: tuple[str, ...] = (
     "seqviz.commands.run",
     "seqviz.commands.export",
+    "seqviz.commands.export_torch",
     "seqviz.commands.bench",
     "seqviz.commands.serve",
     "seqviz.commands.decode",

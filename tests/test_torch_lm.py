@@ -203,3 +203,73 @@ def test_pickled_module_is_refused(tmp_path):
     v.write_text("".join(t + "\n" for t in VOCAB))
     with pytest.raises(ValueError, match="pickled Python object"):
         torch_lm.load(w, v)
+
+
+def torch_twin(lm, sd):
+    """A PyTorch module built as export-torch's line says, loaded with the exported weights."""
+    p = lm.params
+    model = ExampleLM(p.cell, len(lm.vocab), p.input_size, p.hidden_size, len(lm.layers), False)
+    if p.cell == "rnn":
+        model.rnn = nn.RNN(p.input_size, p.hidden_size, len(lm.layers), nonlinearity=p.nonlinearity)
+    model.double().load_state_dict(sd)  # float64 first: loading into float32 would round
+    return model
+
+
+@pytest.mark.parametrize("cell", ["lstm", "gru", "rnn"])
+@pytest.mark.parametrize("layers", [1, 2])
+def test_export_round_trip(tmp_path, capsys, cell, layers):
+    from seqviz.core.params import Params
+    from seqviz.models.lm import RNNLM, random_lm
+
+    vocab = ("<s>", "</s>", *WORDS[:-1])
+    base = random_lm(vocab, cell, hidden=9, emb=5, seed=layers,
+                     variant="pytorch" if cell == "gru" else "textbook")  # fmt: skip
+    upper = tuple(
+        Params.random(cell, 9, 9, seed=10 + k, scale=2.0,
+                      variant="pytorch" if cell == "gru" else "textbook")
+        for k in range(layers - 1)
+    )  # fmt: skip
+    lm = RNNLM(base.params, base.embedding * 3, base.out_weight * 3, base.out_bias, vocab,
+               name="mine", upper=upper)  # fmt: skip
+    src = tmp_path / "mine.npz"
+    lm.save(src)
+    out = tmp_path / "mine.pt"
+    assert main(["export-torch", str(src), str(out)]) == 0
+    said = capsys.readouterr().out
+    assert f"num_layers={layers}" in said and "mine.vocab.txt" in said
+    vocab_file = tmp_path / "mine.vocab.txt"
+    assert tuple(vocab_file.read_text().split("\n")[:-1]) == vocab
+    # PyTorch computes the seqviz model's distributions from the exported file
+    model = torch_twin(lm, torch.load(out, weights_only=True))
+    text = "the cat sat on a mat"
+    with torch.no_grad():
+        ids = torch.tensor([0, *(vocab.index(w) for w in text.split())])
+        ref = torch.softmax(model(ids), dim=-1).numpy()
+    ours = np.exp(read(lm, text).logp)
+    np.testing.assert_allclose(ref, ours, atol=1e-12, rtol=0)
+    # and reading the export back gives the same model
+    back, _ = torch_lm.load(out, vocab_file)
+    assert back.bos == "<s>" and back.eos == "</s>" and len(back.layers) == layers
+    np.testing.assert_allclose(np.exp(read(back, text).logp), ours, atol=1e-12, rtol=0)
+
+
+def test_export_refuses_textbook_gru(tmp_path, capsys):
+    code = main(["export-torch", "agreement-gru", str(tmp_path / "g.pt")])
+    err = capsys.readouterr().err
+    assert code == 2 and "textbook GRU" in err and "--variant pytorch" in err
+    assert not (tmp_path / "g.pt").exists()
+
+
+def test_export_shipped_lstm(tmp_path, capsys):
+    out = tmp_path / "agreement.pt"
+    assert main(["export-torch", "agreement", str(out), "--vocab", str(tmp_path / "v.json")]) == 0
+    vocab = json.loads((tmp_path / "v.json").read_text())
+    back, _ = torch_lm.load(out, tmp_path / "v.json")
+    from seqviz import models
+
+    lm = models.load("agreement", kind="lm")
+    assert tuple(vocab) == lm.vocab
+    probs = lm.next_token_probs("the keys to the cabinet")
+    again = back.next_token_probs("the keys to the cabinet")
+    for w in ("is", "are"):
+        assert abs(probs[w] - again[w]) < 1e-9

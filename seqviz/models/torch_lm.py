@@ -301,7 +301,7 @@ def export(lm: RNNLM, out: str | os.PathLike[str], vocab_out: str | os.PathLike[
 
     from seqviz.files import atomic_write
 
-    state = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in to_state_dict(lm).items()}
+    state = {k: torch.from_numpy(np.array(v, dtype=np.float64)) for k, v in to_state_dict(lm).items()}
     buf = io.BytesIO()
     torch.save(state, buf)
     words = lm.vocab
