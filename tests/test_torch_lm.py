@@ -273,3 +273,27 @@ def test_export_shipped_lstm(tmp_path, capsys):
     again = back.next_token_probs("the keys to the cabinet")
     for w in ("is", "are"):
         assert abs(probs[w] - again[w]) < 1e-9
+
+
+def test_app_and_models_add_take_a_pytorch_lm(tmp_path, monkeypatch, capsys):
+    from types import SimpleNamespace
+
+    from seqviz import models
+    from seqviz.commands.app import resolve
+    from seqviz.scenes.gates import load_model
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    torch.manual_seed(4)
+    model = ExampleLM("lstm", len(VOCAB), 6, 8, 2, tied=False)
+    w, v = save(tmp_path, model)
+    args = SimpleNamespace(scene=None, settings=[], weights=str(w), vocab=str(v))
+    name, values = resolve(args)
+    assert name == "gates" and values.model == "file" and values.weights.endswith(".npz")
+    assert str(tmp_path / "cache") in values.weights
+    assert "2-layer LSTM" in capsys.readouterr().out
+    check_same(load_model(values), model, SENTENCES[0])
+    assert main(["models", "add", "torchy", str(w), "--vocab", str(v)]) == 0
+    check_same(models.load("torchy", kind="lm"), model, SENTENCES[1])
+    assert main(["models", "add", "nov", str(w)]) == 2
+    assert "give its vocabulary with --vocab" in capsys.readouterr().err

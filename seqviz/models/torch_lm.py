@@ -301,7 +301,9 @@ def export(lm: RNNLM, out: str | os.PathLike[str], vocab_out: str | os.PathLike[
 
     from seqviz.files import atomic_write
 
-    state = {k: torch.from_numpy(np.array(v, dtype=np.float64)) for k, v in to_state_dict(lm).items()}
+    state = {
+        k: torch.from_numpy(np.array(v, dtype=np.float64)) for k, v in to_state_dict(lm).items()
+    }
     buf = io.BytesIO()
     torch.save(state, buf)
     words = lm.vocab
@@ -353,3 +355,31 @@ def load_lm(
             announce(line)
         return lm
     return models.load(model, kind="lm")
+
+
+def converted(
+    weights: str | os.PathLike[str],
+    vocab: str | os.PathLike[str],
+    *,
+    announce: Callable[[str], None] | None = print,
+) -> Path:
+    """A PyTorch LM saved as a seqviz LM file in the user cache folder (named after the
+    contents of both files, so a changed file is converted again); its path."""
+    import hashlib
+
+    import platformdirs
+
+    from seqviz.limits import read_bytes
+
+    digest = hashlib.sha256()
+    for f, kind in ((weights, "weights"), (vocab, "text")):
+        digest.update(read_bytes(f, "PyTorch file" if kind == "weights" else "vocabulary", kind))
+    folder = Path(platformdirs.user_cache_dir("seqviz", appauthor=False)) / "torch"
+    out = folder / f"{Path(weights).stem[:40]}-{digest.hexdigest()[:12]}.npz"
+    lm, line = load(weights, vocab)
+    if announce is not None:
+        announce(line)
+    if not out.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        lm.save(out)
+    return out
