@@ -137,3 +137,18 @@ def test_word_model_regex_over_the_grammar(capsys):
                  "--sentences", "20", "--top", "3"]) == 0  # fmt: skip
     out = capsys.readouterr().out
     assert "20 sentences of the grammar" in out and out.count(" r = ") == 3
+
+
+def test_inside_scene_ranks_units_by_any_word_pattern():
+    from seqviz.scenes import get_scene
+
+    scene = get_scene("inside")
+    v = scene.make({"track": r"regex:\b(is|are|was|were)\b", "text": "the cat is here"})
+    result = scene.compute(v)
+    rs = [abs(u.r) for u in result.units]
+    assert len(rs) == 5 and rs == sorted(rs, reverse=True) and rs[0] > 0
+    assert result.unit_traces.shape == (5, 5)
+    # the grammar's own tracks still come from the study; an unknown pattern is one sentence
+    assert scene.compute(scene.make({"track": "number"})).units[0].r != 0
+    with pytest.raises(ValueError, match="'indent' is for char-level models"):
+        scene.compute(scene.make({"track": "indent"}))
