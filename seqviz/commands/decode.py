@@ -91,6 +91,11 @@ def run(args: argparse.Namespace) -> int:
     if len(args.prompt) > 10_000:
         raise LimitError(f"--prompt has {len(args.prompt):,} characters; the limit is 10,000.")
     model = load_model(args)
+    unknown = getattr(model, "unknown", None)
+    if callable(unknown) and unknown(args.prompt):
+        import sys
+
+        print(f"read as <unk>: {', '.join(unknown(args.prompt))}", file=sys.stderr)
     search: Greedy | BeamSearch
     if args.strategy == "sample":
         sampled = Sampler(
