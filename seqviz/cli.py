@@ -35,6 +35,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "seqviz.commands.screenshot",
     "seqviz.commands.units",
     "seqviz.commands.models",
+    "seqviz.commands.ngram",
 )
 
 
