@@ -152,3 +152,37 @@ def test_inside_scene_ranks_units_by_any_word_pattern():
     assert scene.compute(scene.make({"track": "number"})).units[0].r != 0
     with pytest.raises(ValueError, match="'indent' is for char-level models"):
         scene.compute(scene.make({"track": "indent"}))
+
+
+def test_cell_view_colours_by_the_unit():
+    from seqviz.inside.cells import MID, NEG, POS, colour, coloured
+    from seqviz.models.lm import random_lm
+
+    hexed = "#{:02x}{:02x}{:02x}".format
+    assert colour(2.0, 2.0) == hexed(*POS) and colour(-5.0, 2.0) == hexed(*NEG)
+    assert colour(0.0, 2.0) == hexed(*MID) and colour(float("nan"), 1.0) == "#808080"
+    lm = random_lm(("<s>", "</s>", "a", "b", "(", ")"), "lstm", hidden=3, emb=2, level="char")
+    from seqviz.inside.cells import unit_values
+
+    v = unit_values(lm, "a(b)", "c", 1)
+    text = coloured(lm, "a(b)", "c", 1, [(0, "a(b)")])
+    scale = float(np.abs(v).max())
+    styles = [str(span.style) for span in text.spans][:4]
+    assert styles == [
+        f"{'white' if abs(x) >= 0.6 * scale else 'black'} on {colour(float(x), scale)}" for x in v
+    ]
+    assert f"from {-scale:+.3f} (blue)" in text.plain
+
+
+def test_units_show_cli(tmp_path, capsys):
+    assert main(["units", "--model", "agreement", "--sentences", "10", "--top", "1",
+                 "--show", "80"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    best = out.split("1. ")[1].split()[0]
+    assert f"{best}: " in out and "(blue) through 0 (white)" in out
+    assert main(["units", "--model", "agreement", "--sentences", "10", "--show", "80",
+                 "--unit", "x[1]"]) == 2  # fmt: skip
+    assert "--unit must look like c[12]" in capsys.readouterr().err
+    assert main(["units", "--model", "agreement", "--sentences", "10", "--show", "80",
+                 "--unit", "c[999]"]) == 2  # fmt: skip
+    assert "unit 999 does not exist" in capsys.readouterr().err

@@ -40,6 +40,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=500,
         help="held-out grammar sentences when there is no --text (default 500)",
     )
+    p.add_argument("--show", type=int_option(0, 100_000), default=0, metavar="CHARS",
+                   help="then print the first CHARS characters of the text coloured by the best "
+                   "unit's value (or --unit's)")  # fmt: skip
+    p.add_argument("--unit", metavar="c[K]|h[K]", help="the unit --show colours by")
     p.add_argument("--json", action="store_true", help="print the ranking as JSON")
     p.set_defaults(func=run)  # fmt: skip
 
@@ -85,4 +89,29 @@ def run(args: argparse.Namespace) -> int:
           f"({ranked[0].n:,} steps), best first")  # fmt: skip
     for k, u in enumerate(ranked, 1):
         print(f"{k:>3}. {u.label():<7} r = {u.r:+.3f}")
+    if args.show:
+        _show(lm, args, text, ranked[0])
     return 0
+
+
+def _show(lm, args: argparse.Namespace, text: str | None, best) -> None:  # noqa: ANN001
+    """The text coloured by one unit (the best, or --unit)."""
+    import re
+
+    from rich.console import Console
+
+    from seqviz.inside.cells import coloured
+    from seqviz.inside.study import held_out_set
+    from seqviz.inside.units import segments
+
+    state, unit = best.state, best.unit
+    if args.unit:
+        m = re.fullmatch(r"([ch])\[(\d+)\]", args.unit.strip())
+        if m is None:
+            raise ValueError(f"--unit must look like c[12] or h[3], not {args.unit!r}.")
+        state, unit = m[1], int(m[2])
+    if text is None:
+        text = "\n".join(" ".join(s) for s in held_out_set(args.sentences))
+    shown = text[: args.show]
+    pieces = segments(shown, lm.level, "\n" in lm.index)
+    Console(highlight=False).print(coloured(lm, shown, state, unit, pieces))
