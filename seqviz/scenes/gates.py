@@ -296,7 +296,7 @@ def inputs(v: Any) -> tuple[Any, Any, np.ndarray, tuple[str, ...]]:
         from seqviz.tasks.tagging import tokenize
 
         words = tokenize(v.text, tagger.vocab)
-        return None, tagger.stack, tagger.parameters()["emb"][tagger.ids(words)], tuple(words)
+        return None, tagger.stack, tagger.inputs(words), tuple(words)
     lm = load_model(v)
     if lm is None:
         params = make_params(v)
