@@ -105,3 +105,23 @@ def test_user_models_appear_among_the_scenes_choices(data_home, lm_file):
     from seqviz.scenes.decoding import _shipped
 
     assert _shipped("mine").vocab == VOCAB
+
+
+def test_a_user_model_in_the_inside_scene(data_home, capsys):
+    """A word LM trained on the agreement grammar, added by name, is offered by the inside scene
+    (in a fresh process, which makes the choices) and studied like the shipped ones."""
+    from seqviz.models.lm_train import LMConfig, TrainableLM, read_corpus
+    from seqviz.models.registry import DATA_DIR
+
+    sents = read_corpus(DATA_DIR / "agreement.txt", "word")  # untrained: its vocabulary only
+    path = TrainableLM(sents, LMConfig(hidden=5, emb=3)).save(data_home.parent / "tiny.npz")
+    assert main(["models", "add", "tiny", str(path)]) == 0
+    code = "from seqviz.scenes.inside import MODELS; print(' '.join(MODELS))"
+    env = {**os.environ, "XDG_DATA_HOME": str(data_home)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()  # fmt: skip
+    assert out == ["agreement", "agreement-gru", "agreement-rnn", "tiny"]
+    from seqviz.scenes.inside import _ranked
+
+    ranked = _ranked("tiny", "position")
+    assert len(ranked) == 10 and abs(ranked[0].r) >= abs(ranked[-1].r)  # c and h of 5 units

@@ -18,8 +18,12 @@ from seqviz.inside import AGREEMENT_MODELS
 from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene
 
-MODELS = AGREEMENT_MODELS
-LABELS = {name: models.get(name).cell.upper() for name in MODELS}  # LSTM, GRU, RNN
+SALIENCY = AGREEMENT_MODELS  # the shipped models whose saliency maps stand side by side
+# the choices: those, then the user's word-level LMs (`seqviz models add`) that can read the grammar
+MODELS = (*AGREEMENT_MODELS, *(e.name for e in models.user_entries() if e.kind == "lm"))
+LABELS = {
+    name: models.get(name).cell.upper() if name in SALIENCY else name for name in MODELS
+}  # LSTM, GRU, RNN; a user model by its name
 PANELS = ("prediction", "units", "saliency", "saturation")
 TOP_UNITS = 5
 
@@ -87,7 +91,7 @@ def compute(v: Any) -> InsideResult:
     traces = np.array([states[u.state][:, u.unit] for u in best])  # (TOP_UNITS, T)
     maps = {}
     targets: tuple[str, ...] = ()
-    for name in MODELS:
+    for name in SALIENCY:
         other = _lm(name)
         maps[name], ids = lm_saliency(other, reading.tokens)
         targets = tuple(other.vocab[i] for i in ids)
@@ -139,7 +143,7 @@ def traces(result: InsideResult) -> dict[str, Any]:
     from seqviz.core import trace
 
     out = {}
-    for name in MODELS:
+    for name in dict.fromkeys((*SALIENCY, result.model)):
         lm = _lm(name)
         out[LABELS[name].lower()] = trace(lm.params, lm.inputs(result.values.text)[1])
     return out
