@@ -257,7 +257,7 @@ def load(
     """A PyTorch LM from its state_dict file and vocabulary file, and the line announcing it."""
     from seqviz.core.torch_io import load_state_dict
 
-    state = load_state_dict(weights)
+    state = load_state_dict(Path(weights))
     tokens = read_vocab(vocab)
     try:
         lm, line = from_state_dict(
