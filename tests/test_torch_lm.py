@@ -297,3 +297,19 @@ def test_app_and_models_add_take_a_pytorch_lm(tmp_path, monkeypatch, capsys):
     check_same(models.load("torchy", kind="lm"), model, SENTENCES[1])
     assert main(["models", "add", "nov", str(w)]) == 2
     assert "give its vocabulary with --vocab" in capsys.readouterr().err
+
+
+def test_units_read_a_pytorch_lm(tmp_path, capsys):
+    torch.manual_seed(5)
+    model = ExampleLM("gru", len(VOCAB), 6, 7, 2, tied=False)
+    w, v = save(tmp_path, model)
+    text = tmp_path / "t.txt"
+    text.write_text("\n".join(SENTENCES) + "\nthe zebra sat\n")
+    assert main(["units", "--model", str(w), "--vocab", str(v), "--track", "position",
+                 "--text", str(text), "--json"]) == 0  # fmt: skip
+    got = capsys.readouterr()
+    out = json.loads(got.out)
+    assert "2-layer GRU" in got.err and out["layers"] == 2
+    assert len(out["units"]) == 10 and out["units"][0]["steps"] == 4 + 22  # 4 sentences + <s>s
+    assert main(["units", "--model", str(w), "--track", "position"]) == 2
+    assert "give its vocabulary with --vocab" in capsys.readouterr().err
