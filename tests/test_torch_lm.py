@@ -313,3 +313,12 @@ def test_units_read_a_pytorch_lm(tmp_path, capsys):
     assert len(out["units"]) == 10 and out["units"][0]["steps"] == 4 + 22  # 4 sentences + <s>s
     assert main(["units", "--model", str(w), "--track", "position"]) == 2
     assert "give its vocabulary with --vocab" in capsys.readouterr().err
+
+
+def test_same_shaped_untied_parts_are_told_apart_by_order(tmp_path):
+    torch.manual_seed(6)
+    model = ExampleLM("lstm", len(VOCAB), 9, 9, 1, tied=False, bias=False)
+    w, v = save(tmp_path, model)
+    lm, line = torch_lm.load(w, v)
+    assert "told apart by their order" in line and "no bias" in line
+    check_same(lm, model, SENTENCES[2])
