@@ -293,6 +293,11 @@ def test_app_and_models_add_take_a_pytorch_lm(tmp_path, monkeypatch, capsys):
     assert str(tmp_path / "cache") in values.weights
     assert "2-layer LSTM" in capsys.readouterr().out
     check_same(load_model(values), model, SENTENCES[0])
+    from dataclasses import replace
+
+    from seqviz.scenes.gates import inputs
+
+    assert inputs(replace(values, text="the cat"))[3] == ("<eos>", "the", "cat")
     assert main(["models", "add", "torchy", str(w), "--vocab", str(v)]) == 0
     check_same(models.load("torchy", kind="lm"), model, SENTENCES[1])
     assert main(["models", "add", "nov", str(w)]) == 2

@@ -302,7 +302,7 @@ def inputs(v: Any) -> tuple[Any, Any, np.ndarray, tuple[str, ...]]:
         params = make_params(v)
         return None, params, embed(v.text, params.input_size, v.seed), tuple(v.text)
     ids, x = lm.inputs(v.text)  # (T, e): <s> then each word (or character)
-    start = "<s>" if lm.level == "word" else "▸"
+    start = lm.bos if lm.level == "word" else "▸"  # <eos> for a PyTorch LM that starts so
     return lm, lm.params, x, (start, *(lm.vocab[i] for i in ids[1:]))
 
 
