@@ -11,6 +11,13 @@ def resolve(args: Any) -> tuple[str, Any]:
     from seqviz.scenes import get_scene
 
     weights = getattr(args, "weights", None)
+    vocab = getattr(args, "vocab", None)
+    if vocab is not None:
+        if not weights:
+            raise ValueError("--vocab is the vocabulary of a PyTorch LM; give it with --weights.")
+        from seqviz.models.torch_lm import converted
+
+        weights = str(converted(weights, vocab))  # a seqviz LM file, which the scenes read
     scene_name = getattr(args, "scene", None) or ("gates" if weights else "vanishing")
     scene = get_scene(scene_name)
     values = scene.parse_settings(getattr(args, "settings", None) or [])

@@ -28,6 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     src.add_argument(
         "--model", metavar="FILE.npz|NAME", help="trained recurrent LM (.npz) or a shipped name"
     )
+    p.add_argument("--vocab", metavar="VOCAB", help="the vocabulary of a PyTorch --model (.pt)")
     p.add_argument("--list-models", action="store_true", help="list the shipped models and exit")
     p.add_argument("--prompt", default="", help="text the decoder continues (default: none)")
     p.add_argument("--strategy", choices=("greedy", "beam", "sample"), default="beam")
@@ -59,9 +60,13 @@ def load_model(args: argparse.Namespace):
     if args.bigram:
         return load_bigram(args.bigram)
     if args.model:
-        from seqviz import models
+        import sys
 
-        return models.load(args.model, kind="lm")
+        from seqviz.models.torch_lm import load_lm
+
+        return load_lm(args.model, args.vocab, announce=lambda s: print(s, file=sys.stderr))
+    if args.vocab:
+        raise ValueError("--vocab is the vocabulary of a PyTorch --model; give --model FILE.pt.")
     return toy_model()
 
 
@@ -86,6 +91,11 @@ def run(args: argparse.Namespace) -> int:
     if len(args.prompt) > 10_000:
         raise LimitError(f"--prompt has {len(args.prompt):,} characters; the limit is 10,000.")
     model = load_model(args)
+    unknown = getattr(model, "unknown", None)
+    if callable(unknown) and unknown(args.prompt):
+        import sys
+
+        print(f"read as <unk>: {', '.join(unknown(args.prompt))}", file=sys.stderr)
     search: Greedy | BeamSearch
     if args.strategy == "sample":
         sampled = Sampler(

@@ -30,13 +30,23 @@ class Reading:
 
 def read(lm: RNNLM, text: str) -> Reading:
     """The model reading `text` through its own vocabulary and embedding (ValueError naming an
-    unknown word and the closest known ones)."""
-    ids, x = lm.inputs(text)  # x: (T, e)
-    tr = trace(lm.params, x)
-    logp = lm._logp(np.array(tr.h))  # (T, V)
+    unknown word and the closest known ones). A stacked model's units are numbered across its
+    layers, the first layer's first."""
+    ids, inp = lm.inputs(text)  # inp: (T, e)
+    hs, cs, gs = [], [], []
+    for p in lm.layers:
+        tr = trace(p, inp)
+        inp = np.array(tr.h)
+        hs.append(inp)
+        cs.append(None if tr.c is None else np.array(tr.c))
+        gs.append(None if tr.gates is None else np.array(tr.gates))
+    logp = lm._logp(hs[-1].copy())  # (T, V)
     tokens = tuple(lm.vocab[i] for i in ids)
-    return Reading(tokens, np.array(tr.h), None if tr.c is None else np.array(tr.c),
-                   None if tr.gates is None else np.array(tr.gates), logp)  # fmt: skip
+
+    def joined(arrs: list, axis: int) -> np.ndarray | None:
+        return None if arrs[0] is None else np.concatenate(arrs, axis=axis)
+
+    return Reading(tokens, np.concatenate(hs, axis=1), joined(cs, 1), joined(gs, 2), logp)
 
 
 def right_verb(words: list[str]) -> str | None:

@@ -12,7 +12,7 @@ import numpy as np
 from seqviz.core.api import forward, trace
 from seqviz.core.params import CELLS, Params
 from seqviz.decoding.models import BOS, EOS
-from seqviz.models.lm import LEVELS, RNNLM, log_softmax, random_lm
+from seqviz.models.lm import LEVELS, RNNLM, UNK, log_softmax, random_lm
 
 # names of the trainable arrays; the first four are the core cell's
 NAMES = ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "embedding", "out_weight", "out_bias")
@@ -61,6 +61,17 @@ def read_corpus(path: str | Path, level: str) -> list[list[str]]:
         if BOS in s or EOS in s:
             raise ValueError("the corpus must not contain the markers <s> or </s> itself.")
     return sents
+
+
+def replace_rare(sentences: list[list[str]], min_count: int) -> list[list[str]]:
+    """Words seen fewer than `min_count` times replaced by <unk>, so the model learns what to
+    make of a word it does not know (and reads any sentence); min_count 1 keeps every word."""
+    from collections import Counter
+
+    if min_count <= 1:
+        return sentences
+    counts = Counter(t for s in sentences for t in s)
+    return [[t if counts[t] >= min_count else UNK for t in s] for s in sentences]
 
 
 def build_vocab(sentences: list[list[str]]) -> tuple[str, ...]:

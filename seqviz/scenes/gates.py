@@ -296,13 +296,13 @@ def inputs(v: Any) -> tuple[Any, Any, np.ndarray, tuple[str, ...]]:
         from seqviz.tasks.tagging import tokenize
 
         words = tokenize(v.text, tagger.vocab)
-        return None, tagger.stack, tagger.parameters()["emb"][tagger.ids(words)], tuple(words)
+        return None, tagger.stack, tagger.inputs(words), tuple(words)
     lm = load_model(v)
     if lm is None:
         params = make_params(v)
         return None, params, embed(v.text, params.input_size, v.seed), tuple(v.text)
     ids, x = lm.inputs(v.text)  # (T, e): <s> then each word (or character)
-    start = "<s>" if lm.level == "word" else "▸"
+    start = lm.bos if lm.level == "word" else "▸"  # <eos> for a PyTorch LM that starts so
     return lm, lm.params, x, (start, *(lm.vocab[i] for i in ids[1:]))
 
 

@@ -8,17 +8,22 @@ and cached), and four views that would not fit beside the gates scene's six heat
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from seqviz import models
-from seqviz.inside import AGREEMENT_MODELS, TRACKS
+from seqviz.inside import AGREEMENT_MODELS
 from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene
 
-MODELS = AGREEMENT_MODELS
-LABELS = {name: models.get(name).cell.upper() for name in MODELS}  # LSTM, GRU, RNN
+SALIENCY = AGREEMENT_MODELS  # the shipped models whose saliency maps stand side by side
+# the choices: those, then the user's word-level LMs (`seqviz models add`) that can read the grammar
+MODELS = (*AGREEMENT_MODELS, *(e.name for e in models.user_entries() if e.kind == "lm"))
+LABELS = {
+    name: models.get(name).cell.upper() if name in SALIENCY else name for name in MODELS
+}  # LSTM, GRU, RNN; a user model by its name
 PANELS = ("prediction", "units", "saliency", "saturation")
 TOP_UNITS = 5
 
@@ -27,8 +32,9 @@ SPECS = (
               help="the trained LM whose prediction, units and gates are shown"),
     ParamSpec("text", "text", "text", "the keys to the cabinet are missing", max_length=120,
               help="a sentence of the agreement grammar, one word per step"),
-    ParamSpec("track", "unit pattern", "choice", "number", choices=TRACKS,
-              help="rank units by subject number, inside-distractor, or distance to the verb"),
+    ParamSpec("track", "unit pattern", "text", "number", max_length=200, live=False,
+              help="rank units by a pattern: number, distractor, distance, position or "
+                   "regex:EXPR (1 on words inside a match)"),
     ParamSpec("target", "saliency row", "int", 5, 0, 60, 1, recompute=False,
               help="the output step whose dependence on each input word is highlighted"),
     ParamSpec("panel", "panel", "choice", "units", choices=PANELS, recompute=False,
@@ -78,14 +84,14 @@ def compute(v: Any) -> InsideResult:
     reading = read(lm, v.text)  # refuses an unknown word, naming the closest ones
     pred = predictions(lm, reading)
     study = shipped_study(v.model)
-    best = tuple(study.units[v.track][:TOP_UNITS])
+    best = tuple(_ranked(v.model, v.track)[:TOP_UNITS])
     states = {"h": reading.h}
     if reading.c is not None:
         states["c"] = reading.c
     traces = np.array([states[u.state][:, u.unit] for u in best])  # (TOP_UNITS, T)
     maps = {}
     targets: tuple[str, ...] = ()
-    for name in MODELS:
+    for name in SALIENCY:
         other = _lm(name)
         maps[name], ids = lm_saliency(other, reading.tokens)
         targets = tuple(other.vocab[i] for i in ids)
@@ -96,6 +102,22 @@ def compute(v: Any) -> InsideResult:
         unit_traces=traces, sentences=study.sentences, accuracy=study.accuracy,
         saliency=maps, targets=targets, saturation=study.saturation,
     )  # fmt: skip
+
+
+@lru_cache(maxsize=8)
+def _ranked(model: str, track: str) -> list[Any]:
+    """The model's units ranked by a pattern over the held-out sentences (a grammar track's
+    ranking comes with the study; any other pattern is computed here, once)."""
+    from seqviz.inside.patterns import check
+    from seqviz.inside.study import held_out_set, shipped_study
+    from seqviz.inside.units import rank_by_pattern
+
+    study = shipped_study(model)
+    if track in study.units:
+        return study.units[track]
+    lm = _lm(model)
+    check(track, lm.level)
+    return rank_by_pattern(lm, track, sentences=held_out_set(study.sentences)).units
 
 
 def _subject_step(tokens: tuple[str, ...]) -> int | None:
@@ -121,7 +143,7 @@ def traces(result: InsideResult) -> dict[str, Any]:
     from seqviz.core import trace
 
     out = {}
-    for name in MODELS:
+    for name in dict.fromkeys((*SALIENCY, result.model)):
         lm = _lm(name)
         out[LABELS[name].lower()] = trace(lm.params, lm.inputs(result.values.text)[1])
     return out

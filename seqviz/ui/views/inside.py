@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
-from seqviz.scenes.inside import LABELS, MODELS, PANELS
+from seqviz.scenes.inside import LABELS, PANELS, SALIENCY
 from seqviz.ui.views.base import Panel, SceneView, read_so_far
 from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.heatmap import Heatmap
@@ -109,7 +109,7 @@ class InsideView(SceneView):
             )  # fmt: skip
         with Horizontal(id="row-bottom", classes="inside-row"):
             cols = []
-            for name in MODELS:
+            for name in SALIENCY:
                 cols.append(Vertical(
                     Static(LABELS[name], classes="sal-title", id=f"sal-title-{name}"),
                     Heatmap(id=f"sal-{name}"), classes="sal-col",
@@ -156,7 +156,7 @@ class InsideView(SceneView):
         units.set_axes(x=range(r.T), y=np.repeat(np.arange(1, len(r.unit_traces) + 1), 2))
         units.set_cursor(0)
         self.query_one("#units-readout", Readout).set_builder(self._units_readout)
-        for name in MODELS:
+        for name in SALIENCY:
             s = r.saliency[name]  # (T, T)
             peak = s.max(axis=1, keepdims=True)
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -207,7 +207,7 @@ class InsideView(SceneView):
 
     def _show_target(self) -> None:
         target, _ = self._target()
-        for name in MODELS:
+        for name in SALIENCY:
             self.query_one(f"#sal-{name}", Heatmap).set_cursor(2 * target)
         self.query_one("#sal-readout", Readout).rebuild()
 
@@ -225,7 +225,7 @@ class InsideView(SceneView):
             return
         self.query_one("#pred-plot", SeriesPlot).set_upto(frame)
         self.query_one("#units-map", Heatmap).set_visible(frame)
-        for name in MODELS:
+        for name in SALIENCY:
             self.query_one(f"#sal-{name}", Heatmap).set_visible(frame)
         self.query_one("#pred-readout", Readout).rebuild()
 
@@ -297,7 +297,7 @@ class InsideView(SceneView):
         lines = [Text(head, style="bold")]
         if clamped:
             lines.append(Text(f"(saliency row clamped to {t}, the last step)", style="dim"))
-        for name in MODELS:
+        for name in SALIENCY:
             row = r.saliency[name][t, : t + 1]
             s = int(np.argmax(row)) if row.size else 0
             total = float(row.sum())
