@@ -33,6 +33,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "seqviz.commands.demo",
     "seqviz.commands.screenshot",
     "seqviz.commands.units",
+    "seqviz.commands.state",
 )
 
 
@@ -80,6 +81,8 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
         help="set a scene parameter, e.g. --set rho=1.2 (repeatable)",
     )
     parser.add_argument("--weights", help="open the gates scene on a saved model (.pt or .npz)")
+    parser.add_argument("--state", help="open the screen a state string (or an SVG screenshot) "
+                        "names; see `seqviz state`")  # fmt: skip
     if not commands:
         return parser
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -102,7 +105,8 @@ def _app_args(argv: Sequence[str] | None) -> Any:
     Anything else (a command, --help, a bad option) goes to the full parser, which words it.
     """
     if not (sys.argv[1:] if argv is None else argv):
-        return SimpleNamespace(scene=None, settings=[], weights=None)  # the parser's defaults
+        # the parser's defaults
+        return SimpleNamespace(scene=None, settings=[], weights=None, state=None)
     try:
         args, rest = build_parser(commands=False).parse_known_args(argv)
     except UsageError:

@@ -38,11 +38,14 @@ class DemoApp(SeqvizApp):
     ]
 
     def __init__(self, demo: Demo, *, start: int = 1, large_captions: bool = False,
-                 **kwargs: Any) -> None:  # fmt: skip
+                 state_values: dict[str, Any] | None = None, **kwargs: Any) -> None:  # fmt: skip
+        """``state_values``: the values a state string gave for step ``start`` (they may differ
+        from the step's own, if the lecturer changed a knob before sharing it)."""
         if not 1 <= start <= len(demo):
             raise ValueError(f"--start must be a step from 1 to {len(demo)}, not {start}")
         first = demo.steps[start - 1]
-        super().__init__(scene=first.scene, values=first.values, **kwargs)
+        super().__init__(scene=first.scene, values=state_values or first.values, **kwargs)
+        self._state_values = {start - 1: dict(state_values)} if state_values else {}
         self.demo = demo
         self.index = start - 1  # 0-based step on screen
         self.step_errors: list[str] = []  # actions that could not run (e.g. select a missing node)
@@ -74,12 +77,13 @@ class DemoApp(SeqvizApp):
         """Show step ``index`` (0-based): banner, scene and values, then its actions."""
         self.index = index
         step = self.demo.steps[index]
+        values = self._state_values.pop(index, None) or step.values
         self.set_banner(self.banner_text())
         scene_changed = self.scene.name != step.scene
         if scene_changed:
-            self.set_scene(step.scene, step.values)
+            self.set_scene(step.scene, values)
         else:
-            self.set_params({k: v for k, v in step.values.items()
+            self.set_params({k: v for k, v in values.items()
                              if getattr(self.values, k) != v})  # fmt: skip
         try:
             await self.until_ready(timeout=600)  # a first launch may still be compiling
