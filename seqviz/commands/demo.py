@@ -167,9 +167,7 @@ def verify(demo: object, as_json: bool) -> int:
         print_json(reports)
     else:
         for r in reports:
-            print(f"step {r['step']}: {r['verdict']} {r['says']}: measured {r['measured']}, "
-                  f"published {r['published']:g} ({r['compare']}, tolerance {r['tolerance']:g}; "
-                  f"{r['source']})")  # fmt: skip
+            print(f"step {r['step']}: {r['line']}")
         held = sum(bool(r["reproduced"]) for r in reports)
         print(f"{demo.name}: {held} of {len(reports)} claims reproduced")  # type: ignore[attr-defined]
     return 1 if unmeasured else 0

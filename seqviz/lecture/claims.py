@@ -181,6 +181,7 @@ class Claim:
             "source": self.source,
             "verdict": "✓" if self.holds(measured) else "✗",
             "reproduced": self.holds(measured),
+            "line": self.line(measured),
         }
 
 
