@@ -14,9 +14,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from seqviz.cli import main
+from seqviz.lecture import find_demo
 from seqviz.lecture import state as states
 from seqviz.lecture.state import MAX_LENGTH, State, StateError, decode, encode
 from seqviz.scenes import get_scene, scene_names, scenes
+
+
+def svg_text(path) -> str:
+    """All text drawn in an SVG screenshot (Rich writes spaces as no-break spaces)."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(path).getroot()
+    texts = root.iter("{http://www.w3.org/2000/svg}text")
+    return " ".join("".join(el.itertext()) for el in texts).replace("\xa0", " ")
+
 
 NOISE = "".join(random.Random(1).choices(string.ascii_letters, k=300))  # does not compress
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), min_size=0, max_size=60)
@@ -177,7 +188,7 @@ def test_screenshot_carries_its_state_and_reopens(tmp_path, capsys):
     assert main(["screenshot", "--state", text, "--size", "100x30", "--out", str(out)]) == 0
     svg = out.read_text()
     assert f"<metadata><seqviz-state>{text}</seqviz-state></metadata>" in svg
-    assert "b_f=3" in svg.replace("\xa0", " ")  # the state's values reached the screen
+    assert "b_f=3" in svg_text(out)  # the state's values reached the screen
     back = states.read(str(out))
     assert back.values == decode(text).values
     import xml.etree.ElementTree as ET
@@ -208,3 +219,34 @@ async def test_key_y_copies_the_state_and_the_palette_opens_one():
         open_state(app, decode(target))
         await app.until_ready()
         assert app.scene.name == "dynamics" and app.values.w12 == -1.0
+
+
+@pytest.mark.slow
+def test_a_demo_state_shoots_that_step_with_its_values(tmp_path, capsys):
+    out = tmp_path / "step.svg"
+    text = encode(State("dynamics", {"mode": "two-unit", "w12": -1.0, "w21": 1.0}, "dynamics", 4))
+    assert main(["screenshot", "--state", text, "--size", "120x40", "--out", str(out)]) == 0
+    svg = svg_text(out)
+    assert "4/6" in svg and "0 stable, 0 saddles" in svg  # the step, with its caption banner
+    back = states.read(str(out))
+    assert (back.demo, back.step, back.values["w12"]) == ("dynamics", 4, -1.0)
+
+
+@pytest.mark.slow
+async def test_a_demo_shares_its_step_until_the_lecturer_leaves_its_scene():
+    from seqviz.lecture.runner import DemoApp
+
+    app = DemoApp(find_demo("dynamics"), start=3, animate=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.goto(2)
+        await pilot.pause()
+        assert (decode(states.app_state(app)).demo, decode(states.app_state(app)).step) == (
+            "dynamics", 3)  # fmt: skip
+        app.set_param("w11", 1.5)  # a knob changed live travels with the state
+        await app.until_ready()
+        assert decode(states.app_state(app)).values["w11"] == 1.5
+        app.set_scene("memory")
+        await app.until_ready()
+        await pilot.pause()
+        back = decode(states.app_state(app))
+        assert back.scene == "memory" and back.demo is None

@@ -211,7 +211,9 @@ def app_state(app: Any) -> str:
     if demo is not None:
         from seqviz.lecture.script import demo_names
 
-        if demo.name in demo_names():
+        # Only while the step's own scene is shown: a lecturer who wandered off to another
+        # scene shares that scene alone.
+        if demo.name in demo_names() and demo.steps[app.index].scene == app.scene.name:
             name, step = demo.name, app.index + 1
     return state_of(app.scene.name, app.values, name, step)
 
