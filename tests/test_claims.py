@@ -246,3 +246,16 @@ async def test_check_reports_a_claim_it_cannot_measure():
     problems = await check_demo(demo, (100, 30))
     assert problems == ["m.toml:3: step 1: the claim 'eight points' could not be measured "
                         "(stable fixed points is not in the result)"]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_verify_exits_1_when_a_claim_cannot_be_measured(tmp_path, capsys):
+    path = tmp_path / "m.toml"
+    path.write_text('title = "t"\n[[step]]\nscene = "dynamics"\n'
+                    'set = { mode = "chaos", hidden = 8, horizon = 100 }\ncaption = "c"\n'
+                    '[[step.claim]]\nsays = "eight points"\nmeasure = "stable fixed points"\n'
+                    'published = 8\nsource = "s"\n')  # fmt: skip
+    assert main(["demo", str(path), "--verify"]) == 1
+    out = capsys.readouterr().out
+    assert "step 1: ✗ eight points: measured nan, published 8 (s)" in out
+    assert "m: 0 of 1 claims reproduced" in out
