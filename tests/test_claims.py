@@ -23,6 +23,7 @@ VERDICTS = {
     "replay-attention": ["✓", "✓"],
     "replay-forget-bias": ["✓", "✓"],
     "replay-gru-lstm": ["✓", "✓", "✓"],
+    "replay-clipping": ["✓", "✓"],
 }
 
 
@@ -66,6 +67,18 @@ def test_length_table_measures():
     assert MEASURES["attention exact drop"].read(result, "") == pytest.approx(-3)
     assert MEASURES["bottleneck exact drop"].read(result, "") == pytest.approx(97)
     assert MEASURES["bottleneck exact longest"].read(result, "") == pytest.approx(1)
+
+
+def test_training_measures():
+    cells = {"rnn": SimpleNamespace(first_spike=16, accuracy=np.array([0.1, 0.2])),
+             "lstm": SimpleNamespace(first_spike=None, accuracy=np.array([0.5, 0.9]))}  # fmt: skip
+    result = SimpleNamespace(cell=cells.get)
+    assert MEASURES["loss spike"].read(result, "rnn") == 1
+    assert MEASURES["loss spike"].read(result, "lstm") == 0
+    assert MEASURES["final accuracy"].read(result, "lstm") == 0.9
+    assert MEASURES["accuracy gap"].read(result, "lstm-rnn") == pytest.approx(0.7)
+    gap = claim(measure="accuracy gap", arg="gru-lstm", published=0.0, tolerance=0.05)
+    assert math.isnan(gap.measured(result))  # no GRU in this run: nan, so ✗
 
 
 def test_a_claim_reads_nan_from_a_result_without_its_number():

@@ -97,6 +97,11 @@ def _gap(result: Any, arg: str) -> float:
     return _accuracy(result, a) - _accuracy(result, b)
 
 
+def _spikes(result: Any, arg: str) -> float:
+    """1 if the cell's loss spiked (the training scene's magenta x), else 0."""
+    return 0.0 if _cell(result, arg).first_spike is None else 1.0
+
+
 CELLS = ("rnn", "lstm", "gru")
 MEASURES: dict[str, Measure] = {
     "stable fixed points": Measure("dynamics", _stable, "stable fixed points found", 0),
@@ -115,6 +120,7 @@ MEASURES: dict[str, Measure] = {
                                         "bottleneck's exact match (%) on the longest sources", 0),
     "final accuracy": Measure("training", _accuracy, "running accuracy after the last update",
                               3, CELLS),
+    "loss spike": Measure("training", _spikes, "1 if the loss spiked, else 0", 0, CELLS),
     "accuracy gap": Measure("training", _gap, "final accuracy of one cell minus another's", 3,
                             tuple(f"{a}-{b}" for a in CELLS for b in CELLS if a != b)),
 }  # fmt: skip
