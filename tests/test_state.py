@@ -15,9 +15,11 @@ from hypothesis import strategies as st
 
 from seqviz.cli import main
 from seqviz.lecture import find_demo
-from seqviz.lecture import state as states
-from seqviz.lecture.state import MAX_LENGTH, State, StateError, decode, encode
+from seqviz.lecture.state import open_app
 from seqviz.scenes import get_scene, scene_names
+from seqviz.scenes import state as states
+from seqviz.scenes.state import MAX_LENGTH, State, StateError, decode, encode
+from seqviz.ui.share import app_state
 
 
 def svg_text(path) -> str:
@@ -177,7 +179,7 @@ def test_bad_states_on_the_command_line(argv, message, capsys, tmp_path, monkeyp
 def test_open_app_picks_the_demo_step():
     from seqviz.lecture.runner import DemoApp
 
-    app = states.open_app(decode(encode(State("dynamics", {"mode": "chaos", "hidden": 32},
+    app = open_app(decode(encode(State("dynamics", {"mode": "chaos", "hidden": 32},
                                               "dynamics", 5))))  # fmt: skip
     assert isinstance(app, DemoApp) and app.index == 4
     assert app.values.hidden == 32  # the state's values, not only the step's
@@ -200,8 +202,8 @@ def test_screenshot_carries_its_state_and_reopens(tmp_path, capsys):
 
 @pytest.mark.slow
 async def test_key_y_copies_the_state_and_the_palette_opens_one():
-    from seqviz.lecture.share import StateCommands, open_state
     from seqviz.ui.app import SeqvizApp
+    from seqviz.ui.share import StateCommands, open_state
 
     app = SeqvizApp(scene="memory", values={"forget_bias": 4.0}, animate=False)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -242,13 +244,13 @@ async def test_a_demo_shares_its_step_until_the_lecturer_leaves_its_scene():
     async with app.run_test(size=(100, 30)) as pilot:
         await app.goto(2)
         await pilot.pause()
-        assert (decode(states.app_state(app)).demo, decode(states.app_state(app)).step) == (
+        assert (decode(app_state(app)).demo, decode(app_state(app)).step) == (
             "dynamics", 3)  # fmt: skip
         app.set_param("w11", 1.5)  # a knob changed live travels with the state
         await app.until_ready()
-        assert decode(states.app_state(app)).values["w11"] == 1.5
+        assert decode(app_state(app)).values["w11"] == 1.5
         app.set_scene("memory")
         await app.until_ready()
         await pilot.pause()
-        back = decode(states.app_state(app))
+        back = decode(app_state(app))
         assert back.scene == "memory" and back.demo is None

@@ -41,7 +41,8 @@ def resolve(args: Any) -> tuple[str, Any]:
 
 def state_app(args: Any) -> Any:
     """The app `seqviz --state STRING` opens; a bad string is refused before any app starts."""
-    from seqviz.lecture.state import demo_of, open_app, read
+    from seqviz.lecture.state import demo_of, open_app
+    from seqviz.scenes.state import read
 
     if args.scene or args.settings or args.weights:
         raise ValueError("--state goes alone: the state names the scene and its values")

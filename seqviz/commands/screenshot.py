@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
     if args.frame is not None and args.frame < 0:
         raise UsageError(f"--frame must be 0 or more, not {args.frame}")
     if args.state:
-        from seqviz.lecture.state import open_app, read
+        from seqviz.lecture.state import open_app
+        from seqviz.scenes.state import read
 
         if args.demo or args.settings:
             raise UsageError("--state goes without --demo and --set: it names scene and values")

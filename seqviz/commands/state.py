@@ -28,8 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from seqviz.lecture import state as states
     from seqviz.scenes import get_scene
+    from seqviz.scenes import state as states
 
     if args.show is not None:
         if args.scene or args.settings or args.demo or args.step is not None:

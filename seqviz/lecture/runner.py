@@ -65,6 +65,26 @@ class DemoApp(SeqvizApp):
     def current(self) -> Any:
         return self.demo.steps[self.index]
 
+    def shared_step(self) -> tuple[str | None, int | None]:
+        """A shipped demo's step while its own scene is shown: a lecturer who wandered off to
+        another scene shares that scene alone (and a demo from a file has no name to share)."""
+        from seqviz.lecture.script import demo_names
+
+        if self.demo.name in demo_names() and self.current.scene == self.scene.name:
+            return self.demo.name, self.index + 1
+        return None, None
+
+    def open_demo_step(self, state: Any) -> bool:
+        """Go to the step of this demo that ``state`` names, with the state's values."""
+        if state.demo != self.demo.name:
+            return False
+        index = (state.step or 1) - 1
+        if not (0 <= index < len(self.demo) and self.demo.steps[index].scene == state.scene):
+            return False
+        self._state_values[index] = dict(state.values)
+        self.run_worker(self.goto(index), exclusive=True, group="demo", exit_on_error=False)
+        return True
+
     def on_ready(self) -> None:
         self.run_worker(self.goto(self.index), exclusive=True, group="demo", exit_on_error=False)
 

@@ -96,7 +96,7 @@ def _export_commands() -> type[Provider]:
 
 
 def _state_commands() -> type[Provider]:
-    from seqviz.lecture.share import StateCommands
+    from seqviz.ui.share import StateCommands
 
     return StateCommands
 
@@ -959,9 +959,19 @@ class SeqvizApp(App[None]):
 
     def action_share_state(self) -> None:
         """Show and copy the state string that reopens this screen (`seqviz --state`)."""
-        from seqviz.lecture.share import share_state
+        from seqviz.ui.share import share_state
 
         share_state(self)
+
+    def shared_step(self) -> tuple[str | None, int | None]:
+        """The demo and step (1-based) a state string of this screen names: none here; a demo
+        app names its step."""
+        return None, None
+
+    def open_demo_step(self, state: Any) -> bool:
+        """Show the demo step ``state`` names, if this app runs that demo (a demo app does);
+        False if it does not, and the caller opens the scene instead."""
+        return False
 
     def action_save_trace(self) -> None:
         from seqviz.ui.export import trace_action

@@ -62,7 +62,7 @@ def unique_path(folder: Path, stem: str, suffix: str, now: float | None = None) 
 
 def screenshot_svg(app: Any) -> str:
     """The current screen as SVG, titled with the scene (the title is the SVG's window caption)."""
-    from seqviz.lecture.state import svg_metadata
+    from seqviz.ui.share import svg_metadata
 
     svg = str(app.export_screenshot(title=f"seqviz · {app.scene.title}"))
     # The state string rides along, so `seqviz --state shot.svg` reopens the slide live.

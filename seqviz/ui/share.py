@@ -8,8 +8,24 @@ from typing import Any
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
-from seqviz.lecture.state import State, StateError, app_state, decode, describe
+from seqviz.scenes.state import SVG_KEY, State, StateError, decode, describe, state_of
 from seqviz.ui.palette import plain
+
+
+def app_state(app: Any) -> str:
+    """The state string of what ``app`` shows now: its scene, values and the demo step the app
+    says it shows (SeqvizApp.shared_step: a shipped demo's, while its scene is on screen)."""
+    demo, step = app.shared_step()
+    return state_of(app.scene.name, app.values, demo, step)
+
+
+def svg_metadata(app: Any) -> str:
+    """The <metadata> element an SVG screenshot carries (empty when the state is too long)."""
+    try:
+        state = app_state(app)
+    except (StateError, ValueError, AttributeError):
+        return ""
+    return f"<metadata><{SVG_KEY}>{state}</{SVG_KEY}></metadata>"
 
 
 def share_state(app: Any) -> str | None:
@@ -29,13 +45,8 @@ def share_state(app: Any) -> str | None:
 def open_state(app: Any, state: State) -> None:
     """Show ``state`` in the running app: its scene and values, and its step when the app runs
     that demo."""
-    demo = getattr(app, "demo", None)
-    if state.demo is not None and demo is not None and demo.name == state.demo:
-        index = (state.step or 1) - 1
-        if 0 <= index < len(demo) and demo.steps[index].scene == state.scene:
-            app._state_values[index] = dict(state.values)
-            app.run_worker(app.goto(index), exclusive=True, group="demo", exit_on_error=False)
-            return
+    if app.open_demo_step(state):
+        return
     app.set_scene(state.scene, state.values)
     if state.demo is not None:
         app.notify(f"opened the scene and values of demo {state.demo}, step {state.step}; "
