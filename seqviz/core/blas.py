@@ -36,6 +36,28 @@ def uses_blas(dtype: object, hidden: int) -> bool:
     return check_dtype(dtype) == np.float32 or hidden >= BLAS_FROM_HIDDEN
 
 
+class Workspace:
+    """Arrays kept from one batch to the next, so that a training loop does not allocate (and
+    fault in) tens of megabytes per update. A record made with a workspace is overwritten by
+    the next one made with it."""
+
+    def __init__(self) -> None:
+        self._arrays: dict[str, np.ndarray] = {}
+
+    def get(self, name: str, shape: tuple[int, ...], dtype: np.dtype, zero: bool) -> np.ndarray:
+        arr = self._arrays.get(name)
+        if arr is None or arr.shape != shape or arr.dtype != dtype:
+            arr = self._arrays[name] = np.zeros(shape, dtype)
+        elif zero:
+            arr.fill(0)
+        return arr
+
+
+def _new(ws: Workspace | None, name: str, shape: tuple[int, ...], dt: np.dtype,
+         zero: bool = False) -> np.ndarray:  # fmt: skip
+    return np.zeros(shape, dt) if ws is None else ws.get(name, shape, dt, zero)
+
+
 def _c(arr: np.ndarray, dtype: np.dtype) -> np.ndarray:
     # Writable C arrays only, so that Numba compiles (and caches) one signature per dtype.
     out = np.ascontiguousarray(arr, dtype=dtype)
@@ -101,6 +123,7 @@ def blas_record(
     *,
     nonlinearity: str = "tanh",
     variant: str = "textbook",
+    workspace: Workspace | None = None,
 ) -> BlasRecord:
     """Forward pass of B sequences of T steps, x (T, B, d_in), in the weights' dtype."""
     from seqviz.core.blas_kernels import blas_forward
@@ -119,10 +142,11 @@ def blas_record(
     h0_ = np.zeros((B, d), dt) if h0 is None else _c(h0, dt)
     c0_ = np.zeros((B, d), dt) if c0 is None else _c(c0, dt)
     G = codes.N_GATES[cell]
-    h = np.empty((T, B, d), dt)
-    c = np.zeros((T, B, d), dt)
-    gates = np.zeros((T, B, G * d), dt)
-    aux = np.zeros((T, B, d), dt)
+    ws = workspace
+    h = _new(ws, "h", (T, B, d), dt)
+    c = _new(ws, "c", (T, B, d), dt, cell != "lstm")  # zeros unless LSTM
+    gates = _new(ws, "gates", (T, B, G * d), dt)
+    aux = _new(ws, "aux", (T, B, d), dt)
     blas_forward(
         codes.CELL_CODES[cell], codes.NONLINEARITY_CODES[nonlinearity],
         codes.VARIANT_CODES[variant], dt == np.float32, *w, x, h0_, c0_, h, c, gates, aux,
@@ -135,6 +159,7 @@ def blas_backward(
     grad_out: np.ndarray | None = None,
     grad_hT: np.ndarray | None = None,
     want_x: bool = False,
+    workspace: Workspace | None = None,
 ) -> BlasGrads:
     """BPTT of a blas_record: grad_out (T, B, d) is dL/dh_t, grad_hT (B, d) dL/dh at the end."""
     from seqviz.core.blas_kernels import blas_backward as kernel
@@ -142,10 +167,14 @@ def blas_backward(
     T, B, d_in = rec.x.shape
     d, dt = rec.hidden, rec.dtype
     gd = rec.weights[1].shape[0]
-    g_out = np.zeros((T, B, d), dt) if grad_out is None else _c(grad_out, dt)
+    ws = workspace
+    g_out = _new(ws, "grad_out", (T, B, d), dt, True) if grad_out is None else _c(grad_out, dt)
     g_T = np.zeros((B, d), dt) if grad_hT is None else _c(grad_hT, dt)
+    dpre = _new(ws, "dpre", (T, B, gd), dt)
+    pytorch_gru = rec.cell == "gru" and rec.variant == "pytorch"
+    dpre_hh = _new(ws, "dpre_hh", (T, B, gd), dt) if pytorch_gru else dpre
     out = BlasGrads(
-        grad_h=np.empty((T, B, d), dt), grad_c=np.zeros((T, B, d), dt),
+        grad_h=_new(ws, "grad_h", (T, B, d), dt), grad_c=_new(ws, "grad_c", (T, B, d), dt, rec.cell != "lstm"),
         weight_ih=np.empty((gd, d_in), dt), weight_hh=np.empty((gd, d), dt),
         bias_ih=np.empty(gd, dt), bias_hh=np.empty(gd, dt),
         x=np.empty((T, B, d_in), dt) if want_x else None,
@@ -155,7 +184,7 @@ def blas_backward(
     kernel(
         codes.CELL_CODES[rec.cell], codes.NONLINEARITY_CODES[rec.nonlinearity],
         codes.VARIANT_CODES[rec.variant], w_ih, w_hh, rec.x, rec.h0, rec.c0, rec.h, rec.c,
-        rec.gates, rec.aux, g_out, g_T, want_x, out.grad_h, out.grad_c, out.weight_ih,
+        rec.gates, rec.aux, g_out, g_T, want_x, dpre, dpre_hh, out.grad_h, out.grad_c, out.weight_ih,
         out.weight_hh, out.bias_ih, out.bias_hh,
         out.x if out.x is not None else np.empty((1, 1, 1), dt), out.h0, out.c0,
     )  # fmt: skip

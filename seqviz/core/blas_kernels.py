@@ -39,9 +39,11 @@ _HALF = np.float32(0.5)
 _ONE = np.float32(1.0)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _tanh32(x):
-    x = min(max(x, -_CLAMP), _CLAMP)
+    # Selects, not min/max (whose nan handling keeps LLVM from vectorising); nan stays nan.
+    x = _CLAMP if x > _CLAMP else x
+    x = -_CLAMP if x < -_CLAMP else x
     x2 = x * x
     p = x2 * _A13 + _A11
     p = x2 * p + _A9
@@ -55,7 +57,7 @@ def _tanh32(x):
     return x * p / q
 
 
-@njit(cache=True, nogil=True, fastmath={"contract"})
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 def _tanh_rows(a, fast):
     """a = tanh(a) in place for a 2-D C array (every row, every column)."""
     n, m = a.shape
@@ -69,7 +71,7 @@ def _tanh_rows(a, fast):
                 a[i, j] = math.tanh(a[i, j])
 
 
-@njit(cache=True, nogil=True, fastmath={"contract"})
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 def _sigmoid_cols(a, j0, j1, fast):
     """a[:, j0:j1] = sigmoid(a[:, j0:j1]) in place."""
     n = a.shape[0]
@@ -83,7 +85,7 @@ def _sigmoid_cols(a, j0, j1, fast):
                 a[i, j] = 1.0 / (1.0 + math.exp(-a[i, j]))
 
 
-@njit(cache=True, nogil=True, fastmath={"contract"})
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 def _tanh_cols(a, j0, j1, fast):
     """a[:, j0:j1] = tanh(a[:, j0:j1]) in place."""
     n = a.shape[0]
@@ -97,26 +99,24 @@ def _tanh_cols(a, j0, j1, fast):
                 a[i, j] = math.tanh(a[i, j])
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def blas_forward(cell, nl, variant, fast, w_ih, w_hh, b_ih, b_hh, x, h0, c0, h, c, gates, aux):
     """Forward pass of a batch: x (T,B,d_in), h0, c0 (B,d) -> h, c, aux (T,B,d), gates (T,B,Gd).
 
-    gates holds the gate values (i f g o; r z n; the RNN's pre-activation is not kept); aux what
+    gates holds the gate values (i f g o; r z n; the RNN's input projections); aux what
     the backward pass needs besides them: tanh(c_t) (LSTM), r*h_{t-1} (textbook GRU),
     W_hn h_{t-1} + b_hn (PyTorch GRU)."""
     T, B, d_in = x.shape
     d = h0.shape[1]
     gd = w_hh.shape[0]
-    # Every step's input projection in one product; both biases folded in except b_hn of the
-    # PyTorch GRU, which r multiplies.
-    pre = np.dot(x.reshape((T * B, d_in)), w_ih.T).reshape((T, B, gd))
+    # Every step's input projection in one product, straight into `gates` (each step then
+    # turns its rows into gate values in place); the biases are added per step, both of them
+    # except b_hn of the PyTorch GRU, which r multiplies.
+    np.dot(x.reshape((T * B, d_in)), w_ih.T, gates.reshape((T * B, gd)))
+    pre = gates
     bias = b_ih + b_hh
     if cell != LSTM and cell != RNN and variant == PYTORCH:
         bias[2 * d :] = b_ih[2 * d :]
-    for t in range(T):
-        for b in range(B):
-            for j in range(gd):
-                pre[t, b, j] += bias[j]
     hh = np.empty((B, gd), dtype=x.dtype)
     hn = np.empty((B, d), dtype=x.dtype)
     hrz = np.empty((B, 2 * d), dtype=x.dtype)
@@ -129,7 +129,7 @@ def blas_forward(cell, nl, variant, fast, w_ih, w_hh, b_ih, b_hh, x, h0, c0, h, 
             ht = h[t]
             for b in range(B):
                 for j in range(d):
-                    ht[b, j] = p[b, j] + hh[b, j]
+                    ht[b, j] = p[b, j] + hh[b, j] + bias[j]
             if nl == TANH:
                 _tanh_rows(ht, fast)
             elif nl == RELU:
@@ -141,7 +141,7 @@ def blas_forward(cell, nl, variant, fast, w_ih, w_hh, b_ih, b_hh, x, h0, c0, h, 
             np.dot(hprev, w_hh.T, hh)
             for b in range(B):
                 for j in range(gd):
-                    g[b, j] = p[b, j] + hh[b, j]
+                    g[b, j] = p[b, j] + hh[b, j] + bias[j]
             _sigmoid_cols(g, 0, 2 * d, fast)
             _tanh_cols(g, 2 * d, 3 * d, fast)
             _sigmoid_cols(g, 3 * d, 4 * d, fast)
@@ -163,24 +163,24 @@ def blas_forward(cell, nl, variant, fast, w_ih, w_hh, b_ih, b_hh, x, h0, c0, h, 
             at = aux[t]
             for b in range(B):
                 for j in range(2 * d):
-                    g[b, j] = p[b, j] + hh[b, j]
+                    g[b, j] = p[b, j] + hh[b, j] + bias[j]
             _sigmoid_cols(g, 0, 2 * d, fast)
             for b in range(B):
                 for j in range(d):
                     v = hh[b, 2 * d + j] + b_hh[2 * d + j]
                     at[b, j] = v
-                    g[b, 2 * d + j] = p[b, 2 * d + j] + g[b, j] * v
+                    g[b, 2 * d + j] = p[b, 2 * d + j] + bias[2 * d + j] + g[b, j] * v
             _tanh_cols(g, 2 * d, 3 * d, fast)
             ht = h[t]
             for b in range(B):
                 for j in range(d):
                     z = g[b, d + j]
-                    ht[b, j] = (1.0 - z) * g[b, 2 * d + j] + z * hprev[b, j]
+                    ht[b, j] = (_ONE - z) * g[b, 2 * d + j] + z * hprev[b, j]
         else:  # textbook GRU: n = tanh(W_in x + b_in + W_hn (r * h_{t-1}) + b_hn)
             np.dot(hprev, w_hh[: 2 * d].T, hrz)
             for b in range(B):
                 for j in range(2 * d):
-                    g[b, j] = p[b, j] + hrz[b, j]
+                    g[b, j] = p[b, j] + hrz[b, j] + bias[j]
             _sigmoid_cols(g, 0, 2 * d, fast)
             at = aux[t]
             for b in range(B):
@@ -189,32 +189,34 @@ def blas_forward(cell, nl, variant, fast, w_ih, w_hh, b_ih, b_hh, x, h0, c0, h, 
             np.dot(at, w_hh[2 * d :].T, hn)
             for b in range(B):
                 for j in range(d):
-                    g[b, 2 * d + j] = p[b, 2 * d + j] + hn[b, j]
+                    g[b, 2 * d + j] = p[b, 2 * d + j] + hn[b, j] + bias[2 * d + j]
             _tanh_cols(g, 2 * d, 3 * d, fast)
             ht = h[t]
             for b in range(B):
                 for j in range(d):
                     z = g[b, d + j]
-                    ht[b, j] = (1.0 - z) * hprev[b, j] + z * g[b, 2 * d + j]
+                    ht[b, j] = (_ONE - z) * hprev[b, j] + z * g[b, 2 * d + j]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def blas_backward(
     cell, nl, variant, w_ih, w_hh, x, h0, c0, h, c, gates, aux, grad_out, grad_hT, want_x,
-    grad_h, grad_c, g_w_ih, g_w_hh, g_b_ih, g_b_hh, g_x, g_h0, g_c0,
+    dpre, dpre_hh, grad_h, grad_c, g_w_ih, g_w_hh, g_b_ih, g_b_hh, g_x, g_h0, g_c0,
 ):  # fmt: skip
     """BPTT of a batch from blas_forward's h, c, gates, aux. grad_out (T,B,d) is dL/dh_t,
     grad_hT (B,d) an extra dL/dh at the last step. Writes grad_h, grad_c (T,B,d), the parameter
-    gradients summed over the batch, g_h0, g_c0 (B,d) and, if want_x, g_x (T,B,d_in)."""
+    gradients summed over the batch, g_h0, g_c0 (B,d) and, if want_x, g_x (T,B,d_in).
+    dpre, dpre_hh (T,B,Gd) are work arrays for dL/d(pre-activations) of the input and the
+    recurrent side: one array twice except for the PyTorch GRU."""
     T, B, d_in = x.shape
     d = h0.shape[1]
     gd = w_hh.shape[0]
     dt = x.dtype
-    dpre = np.empty((T, B, gd), dtype=dt)  # dL/d(input-side pre-activations)
+    one = np.ones(1, dtype=dt)[0]  # 1 in the arrays' dtype: float32 stays float32
+    zero = np.zeros(1, dtype=dt)[0]
     gru = cell != LSTM and cell != RNN
     textbook = gru and variant == TEXTBOOK
     pytorch = gru and variant == PYTORCH
-    dpre_hh = np.empty((T, B, gd), dtype=dt) if pytorch else dpre
     drz = np.empty((B, 2 * d), dtype=dt)
     dn_all = np.empty((T, B, d), dtype=dt) if textbook else np.empty((1, 1, 1), dtype=dt)
     carry_h = np.zeros((B, d), dtype=dt)
@@ -238,11 +240,11 @@ def blas_backward(
             for b in range(B):
                 for j in range(d):
                     if nl == TANH:
-                        dphi = 1.0 - ht[b, j] * ht[b, j]
+                        dphi = one - ht[b, j] * ht[b, j]
                     elif nl == RELU:
-                        dphi = 1.0 if ht[b, j] > 0.0 else 0.0
+                        dphi = one if ht[b, j] > 0.0 else zero
                     else:
-                        dphi = 1.0
+                        dphi = one
                     dp[b, j] = gh[b, j] * dphi
             np.dot(dp, w_hh, carry_h)
         elif cell == LSTM:
@@ -256,13 +258,13 @@ def blas_backward(
                     gg = g[b, 2 * d + j]
                     og = g[b, 3 * d + j]
                     tc = at[b, j]
-                    dc = carry_c[b, j] + gh[b, j] * og * (1.0 - tc * tc)
+                    dc = carry_c[b, j] + gh[b, j] * og * (one - tc * tc)
                     gc[b, j] = dc
                     carry_c[b, j] = dc * fg
-                    dp[b, j] = dc * gg * ig * (1.0 - ig)
-                    dp[b, d + j] = dc * cprev[b, j] * fg * (1.0 - fg)
-                    dp[b, 2 * d + j] = dc * ig * (1.0 - gg * gg)
-                    dp[b, 3 * d + j] = gh[b, j] * tc * og * (1.0 - og)
+                    dp[b, j] = dc * gg * ig * (one - ig)
+                    dp[b, d + j] = dc * cprev[b, j] * fg * (one - fg)
+                    dp[b, 2 * d + j] = dc * ig * (one - gg * gg)
+                    dp[b, 3 * d + j] = gh[b, j] * tc * og * (one - og)
             np.dot(dp, w_hh, carry_h)
         elif pytorch:
             dq = dpre_hh[t]
@@ -272,9 +274,9 @@ def blas_backward(
                     r = g[b, j]
                     z = g[b, d + j]
                     n = g[b, 2 * d + j]
-                    dan = gh[b, j] * (1.0 - z) * (1.0 - n * n)
-                    dar = dan * at[b, j] * r * (1.0 - r)
-                    daz = gh[b, j] * (hprev[b, j] - n) * z * (1.0 - z)
+                    dan = gh[b, j] * (one - z) * (one - n * n)
+                    dar = dan * at[b, j] * r * (one - r)
+                    daz = gh[b, j] * (hprev[b, j] - n) * z * (one - z)
                     dp[b, j] = dar
                     dp[b, d + j] = daz
                     dp[b, 2 * d + j] = dan
@@ -292,7 +294,7 @@ def blas_backward(
                 for j in range(d):
                     z = g[b, d + j]
                     n = g[b, 2 * d + j]
-                    v = gh[b, j] * z * (1.0 - n * n)
+                    v = gh[b, j] * z * (one - n * n)
                     dn[b, j] = v
                     dp[b, 2 * d + j] = v
             np.dot(dn, w_hh[2 * d :], tmp)  # dL/d(r * h_{t-1})
@@ -301,13 +303,13 @@ def blas_backward(
                     r = g[b, j]
                     z = g[b, d + j]
                     n = g[b, 2 * d + j]
-                    dar = tmp[b, j] * hprev[b, j] * r * (1.0 - r)
-                    daz = gh[b, j] * (n - hprev[b, j]) * z * (1.0 - z)
+                    dar = tmp[b, j] * hprev[b, j] * r * (one - r)
+                    daz = gh[b, j] * (n - hprev[b, j]) * z * (one - z)
                     dp[b, j] = dar
                     dp[b, d + j] = daz
                     drz[b, j] = dar
                     drz[b, d + j] = daz
-                    tmp[b, j] = gh[b, j] * (1.0 - z) + tmp[b, j] * r
+                    tmp[b, j] = gh[b, j] * (one - z) + tmp[b, j] * r
             np.dot(drz, w_hh[: 2 * d], carry_h)
             for b in range(B):
                 for j in range(d):
@@ -331,7 +333,9 @@ def blas_backward(
         g_w_hh[:] = np.dot(dpre_hh[0].T, h0)
         if T > 1:
             rest = dpre_hh[1:]
-            g_w_hh += np.dot(rest.reshape(((T - 1) * B, gd)).T, h[: T - 1].reshape(((T - 1) * B, d)))
+            g_w_hh += np.dot(
+                rest.reshape(((T - 1) * B, gd)).T, h[: T - 1].reshape(((T - 1) * B, d))
+            )
     if want_x:
         g_x[:] = np.dot(dpre.reshape((TB, gd)), w_ih).reshape((T, B, d_in))
     g_b_ih[:] = 0.0

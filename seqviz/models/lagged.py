@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from seqviz.core.api import batch_backward, batch_forward, batch_record
-from seqviz.core.blas import blas_backward, blas_record, check_dtype, uses_blas
+from seqviz.core.blas import Workspace, blas_backward, blas_record, check_dtype, uses_blas
 from seqviz.core.params import CELLS, Params
 from seqviz.models.format import register_kind, save_model
 from seqviz.tasks.lagged import LagBatch
@@ -67,6 +67,7 @@ class LagClassifier:
         }
         self.last: Diagnostics | None = None
         self.dtype = np.dtype(np.float64)
+        self._workspace = Workspace()
 
     def set_dtype(self, dtype: str) -> None:
         """Train in float32 or float64 from now on (the arrays are converted)."""
@@ -128,7 +129,9 @@ class LagClassifier:
         """loss_and_grads on the batched BLAS kernels, in the model's dtype."""
         a, B = self.arrays, batch.x.shape[0]
         w = (a["weight_ih"], a["weight_hh"], a["bias_ih"], a["bias_hh"])
-        rec = blas_record(self.cell, w, batch.x.transpose(1, 0, 2), variant=self.variant)
+        ws = self._workspace
+        rec = blas_record(self.cell, w, batch.x.transpose(1, 0, 2), variant=self.variant,
+                          workspace=ws)  # fmt: skip
         hT = rec.h[-1]  # (B, d)
         with np.errstate(all="ignore"):
             logp = _log_softmax(hT @ a["out_weight"].T + a["out_bias"])
@@ -137,7 +140,7 @@ class LagClassifier:
         dz = probs.copy()
         dz[np.arange(B), batch.y] -= 1.0
         dz /= B
-        g = blas_backward(rec, grad_hT=dz @ a["out_weight"])
+        g = blas_backward(rec, grad_hT=dz @ a["out_weight"], workspace=ws)
         grads = g.weights()
         grads["out_weight"] = dz.T @ hT
         grads["out_bias"] = dz.sum(axis=0)
