@@ -174,7 +174,8 @@ def blas_backward(
     pytorch_gru = rec.cell == "gru" and rec.variant == "pytorch"
     dpre_hh = _new(ws, "dpre_hh", (T, B, gd), dt) if pytorch_gru else dpre
     out = BlasGrads(
-        grad_h=_new(ws, "grad_h", (T, B, d), dt), grad_c=_new(ws, "grad_c", (T, B, d), dt, rec.cell != "lstm"),
+        grad_h=_new(ws, "grad_h", (T, B, d), dt),
+        grad_c=_new(ws, "grad_c", (T, B, d), dt, rec.cell != "lstm"),
         weight_ih=np.empty((gd, d_in), dt), weight_hh=np.empty((gd, d), dt),
         bias_ih=np.empty(gd, dt), bias_hh=np.empty(gd, dt),
         x=np.empty((T, B, d_in), dt) if want_x else None,
@@ -184,8 +185,8 @@ def blas_backward(
     kernel(
         codes.CELL_CODES[rec.cell], codes.NONLINEARITY_CODES[rec.nonlinearity],
         codes.VARIANT_CODES[rec.variant], w_ih, w_hh, rec.x, rec.h0, rec.c0, rec.h, rec.c,
-        rec.gates, rec.aux, g_out, g_T, want_x, dpre, dpre_hh, out.grad_h, out.grad_c, out.weight_ih,
-        out.weight_hh, out.bias_ih, out.bias_hh,
+        rec.gates, rec.aux, g_out, g_T, want_x, dpre, dpre_hh, out.grad_h, out.grad_c,
+        out.weight_ih, out.weight_hh, out.bias_ih, out.bias_hh,
         out.x if out.x is not None else np.empty((1, 1, 1), dt), out.h0, out.c0,
     )  # fmt: skip
     return out

@@ -111,7 +111,7 @@ def _row(hidden: int, batch: int, lag: int, dtype: str, rounds: int, budget: flo
         a.append(_timed(ours, budget))
         if theirs is not None:
             b.append(_timed(theirs, budget))
-    ratio = statistics.median(x / y for x, y in zip(a, b)) if b else None
+    ratio = statistics.median(x / y for x, y in zip(a, b, strict=True)) if b else None
     return Row(hidden, batch, lag, dtype, statistics.median(a),
                statistics.median(b) if b else None, ratio, rounds)  # fmt: skip
 
