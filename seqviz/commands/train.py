@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from seqviz.commands.options import add_dtype
 from seqviz.limits import (
     MAX_BATCH,
     MAX_EPOCHS,
@@ -48,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--clip", type=float_option(0, 1e300), default=5.0,
                    help="max gradient norm; 0 = no clipping")  # fmt: skip
     p.add_argument("--seed", type=SEED, default=0)
+    add_dtype(p)
     p.add_argument("--out", required=True, metavar="MODEL.npz", help="where to save the model")
     p.set_defaults(func=run)
 
@@ -118,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
         clip=args.clip,
         seed=args.seed,
         checkpoint=out,
+        dtype=args.dtype,
     )
     sentences = read_corpus(args.corpus, config.level)
     vocab = len(build_vocab(sentences))
