@@ -20,7 +20,7 @@ from seqviz.core import codes
 DTYPES = ("float64", "float32")
 # float64 models narrower than this train on the per-sequence kernels, which are as fast there
 # and which trained the shipped models (so their training commands reproduce them bit for bit).
-BLAS_FROM_HIDDEN = 48
+BLAS_FROM_HIDDEN = 64
 
 
 def check_dtype(dtype: object) -> np.dtype:
