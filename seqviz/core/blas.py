@@ -32,7 +32,14 @@ def check_dtype(dtype: object) -> np.dtype:
 
 
 def uses_blas(dtype: object, hidden: int) -> bool:
-    """Whether a model of this dtype and hidden size trains on the batched BLAS kernels."""
+    """Whether a model of this dtype and hidden size trains on the batched BLAS kernels.
+
+    Never while the app computes on the NumPy reference (its compiled kernels still loading):
+    the per-sequence path then runs on the reference instead of compiling here."""
+    from seqviz.core.backend import using_reference
+
+    if using_reference():
+        return False
     return check_dtype(dtype) == np.float32 or hidden >= BLAS_FROM_HIDDEN
 
 
