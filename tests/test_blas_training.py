@@ -204,7 +204,7 @@ def test_float32_training_saves_and_loads_as_float64(tmp_path):
     assert all(m.dtype == np.float32 for m in loop.optimizer.m.values())  # type: ignore[attr-defined]
     # the views compute in float64
     assert model.params.weight_hh.dtype == np.float64
-    assert model.last is not None and model.last.grad_h.dtype == np.float64
+    assert model.last is not None and model.last.grad_h.shape == (8, batches[0].x.shape[1], 12)
     from seqviz.models import load
 
     back = load(model.save(tmp_path / "m.npz"))
@@ -286,3 +286,21 @@ def test_seq2seq_says_it_trains_in_float64_only(tmp_path, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "trains in float64 only, not float32" in err and "Traceback" not in err
+
+
+def test_training_bench_report_lists_every_size_and_dtype():
+    from seqviz.training.bench import DTYPES, SIZES, format_report
+
+    rows = [
+        {"hidden": h, "batch": b, "lag": lag, "dtype": dt, "seqviz_per_s": 60.0 if dt == "float32"
+         else 40.0, "torch_per_s": None if h == 256 else 50.0,
+         "ratio": None if h == 256 else (1.2 if dt == "float32" else 0.8), "rounds": 5}
+        for h, b, lag in SIZES for dt in DTYPES
+    ]  # fmt: skip
+    text = format_report({"task": "copy", "cell": "lstm", "clip": 1.0, "target_per_s": 50.0,
+                          "rows": rows})  # fmt: skip
+    lines = text.splitlines()
+    assert len([ln for ln in lines if ln.strip().startswith(("32 ", "64 ", "256 "))]) == 6
+    assert "    64    64   105 float32    60.0/s    50.0/s  1.20x" in lines
+    assert "   256    64   105 float64    40.0/s         —      —" in lines
+    assert lines[-1].endswith("TOO SLOW in float64")  # 40/s at the small size is below 50/s

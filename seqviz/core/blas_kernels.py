@@ -344,4 +344,10 @@ def blas_backward(
         for b in range(B):
             for j in range(gd):
                 g_b_ih[j] += dpre[t, b, j]
-                g_b_hh[j] += dpre_hh[t, b, j]
+    if pytorch:
+        for t in range(T):
+            for b in range(B):
+                for j in range(gd):
+                    g_b_hh[j] += dpre_hh[t, b, j]
+    else:  # one array: the same sums
+        g_b_hh[:] = g_b_ih

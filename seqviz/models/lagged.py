@@ -145,11 +145,12 @@ class LagClassifier:
         grads["out_weight"] = dz.T @ hT
         grads["out_bias"] = dz.sum(axis=0)
         finite = bool(np.isfinite(loss)) and all(np.isfinite(v).all() for v in grads.values())
-        f64 = np.float64
-        grad_h = g.grad_h.transpose(1, 0, 2).astype(f64)  # (B, T, d) for the views
-        forget = rec.gate(1).transpose(1, 0, 2).astype(f64) if self.cell == "lstm" else None
+        # (B, T, d) views of copies in time-major order (copying across the transpose costs
+        # more than the update's arithmetic); the workspace is overwritten by the next update.
+        grad_h = g.grad_h.copy().transpose(1, 0, 2)
+        forget = rec.gate(1).copy().transpose(1, 0, 2) if self.cell == "lstm" else None
         accuracy = float(np.mean(probs.argmax(axis=1) == batch.y))
-        self.last = Diagnostics(loss, accuracy, probs.astype(f64), grad_h, forget, finite)
+        self.last = Diagnostics(loss, accuracy, probs, grad_h, forget, finite)
         return loss, grads
 
     def predict(self, x: Any) -> np.ndarray:
