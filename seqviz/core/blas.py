@@ -11,6 +11,7 @@ the trainer takes for a model.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -123,7 +124,7 @@ class BlasGrads:
 
 def blas_record(
     cell: str,
-    weights: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    weights: Sequence[np.ndarray],
     x: np.ndarray,
     h0: np.ndarray | None = None,
     c0: np.ndarray | None = None,
@@ -132,7 +133,9 @@ def blas_record(
     variant: str = "textbook",
     workspace: Workspace | None = None,
 ) -> BlasRecord:
-    """Forward pass of B sequences of T steps, x (T, B, d_in), in the weights' dtype."""
+    """Forward pass of B sequences of T steps, x (T, B, d_in), in the weights' dtype.
+
+    weights are (weight_ih, weight_hh, bias_ih, bias_hh) in PyTorch's layout."""
     from seqviz.core.blas_kernels import blas_forward
 
     if cell not in codes.N_GATES:
@@ -205,6 +208,8 @@ def warmup() -> None:
     for dt in (np.float64, np.float32):
         for cell, G in codes.N_GATES.items():
             for variant in ("textbook", "pytorch") if cell == "gru" else ("textbook",):
-                w = tuple(rng.normal(size=s).astype(dt) for s in ((G, 1), (G, 1), (G,), (G,)))
-                rec = blas_record(cell, w, np.zeros((2, 1, 1)), variant=variant)
+                w_ih, w_hh, b_ih, b_hh = (rng.normal(size=s).astype(dt)
+                                          for s in ((G, 1), (G, 1), (G,), (G,)))  # fmt: skip
+                rec = blas_record(cell, (w_ih, w_hh, b_ih, b_hh), np.zeros((2, 1, 1)),
+                                  variant=variant)  # fmt: skip
                 blas_backward(rec, want_x=True)

@@ -21,8 +21,8 @@ NAMES = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
 
 def group_by_length(lengths: Sequence[int]) -> list[np.ndarray]:
     """Indices of equal-length sequences, one array per length (longest first)."""
-    lengths = np.asarray(lengths)
-    return [np.flatnonzero(lengths == n) for n in sorted(set(lengths.tolist()), reverse=True)]
+    arr = np.asarray(lengths)
+    return [np.flatnonzero(arr == n) for n in sorted(set(arr.tolist()), reverse=True)]
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,7 +73,7 @@ def stack_backward(
     grads: dict[str, np.ndarray] = {}
     g_top = grad_out
     for layer in range(rec.num_layers - 1, -1, -1):
-        g_in = None
+        g_in: np.ndarray | None = None
         for k in range(D):
             r = rec.records[layer * D + k]
             d = r.hidden
@@ -81,7 +81,9 @@ def stack_backward(
             out = blas_backward(r, g[::-1] if k else g, want_x=True)
             for name, value in out.weights().items():
                 grads[key(name, layer, k)] = value
-            gx = out.x[::-1] if k else out.x  # type: ignore[index]
+            assert out.x is not None  # asked for with want_x
+            gx = out.x[::-1] if k else out.x
             g_in = gx if g_in is None else g_in + gx
+        assert g_in is not None
         g_top = g_in
-    return grads, g_top  # type: ignore[return-value]
+    return grads, g_top
