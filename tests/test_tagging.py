@@ -173,11 +173,22 @@ def test_every_training_sentence_is_used_once_per_epoch(n, batch):
     make = batches_for(model, sentences, batch)
     rng = np.random.default_rng(0)
     for epoch in (1, 2, 3):
-        got: Counter = Counter()
+        left = list(want.elements())
         sizes = []
         for b in make(epoch, rng):
             sizes.append(len(b.words))
             for ids, tags in zip(b.words, b.tags, strict=True):
-                got[(tuple(model.vocab[i] for i in ids), tuple(tag_of[t] for t in tags))] += 1
-        assert got == want, epoch
+                # Word dropout reads some words as <unk> (tests/test_tagger_shapes.py): such a
+                # word stands for whatever the sentence had there.
+                words = tuple(model.vocab[i] for i in ids)
+                tagged = tuple(tag_of[t] for t in tags)
+                match = next(
+                    k
+                    for k, (w, t) in enumerate(left)
+                    if t == tagged
+                    and len(w) == len(words)
+                    and all(a in (b, task.UNK) for a, b in zip(words, w, strict=True))
+                )
+                left.pop(match)
+        assert left == [], epoch
         assert sizes == [batch] * (n // batch) + ([n % batch] if n % batch else [])
