@@ -165,3 +165,23 @@ def test_seqviz_run_beam_prints_the_lesson_table(monkeypatch, capsys):
     assert [round(r["p"], 3) for r in data] == [0.14, 0.14, 0.292, 0.292]
     assert cli.main(["run", "beam", "--widths", "0"]) == 2
     assert "--widths must be from 1 to 100" in capsys.readouterr().err
+
+
+def test_exact_strategy_json_and_budget(decode):
+    code, out, err = decode("--strategy", "exact", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    # the toy's optimum by hand: 0.4 * 0.9 * 0.9 * 0.9 beats every other finished sentence
+    assert data["best"]["tokens"] == ["a", "small", "cat", "</s>"]
+    assert math.isclose(data["best"]["logprob"], math.log(0.4 * 0.9 * 0.9 * 0.9))
+    assert data["proved_optimal"] and data["stopped"] == "optimal"
+    code, out, err = decode("--strategy", "exact", "--node-budget", "1", "--max-len", "6")
+    assert code == 0 and "budget of 1 nodes" in out and "--node-budget" in out
+
+
+def test_google_penalty_option(decode):
+    code, out, err = decode("--width", "3", "--alpha", "1", "--penalty", "google", "--json")
+    assert code == 0, err
+    for h in json.loads(out)["hypotheses"]:
+        n = len(h["tokens"])
+        assert math.isclose(h["score"], h["logprob"] / ((5 + n) / 6))

@@ -30,7 +30,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--list-models", action="store_true", help="list the shipped models and exit")
     p.add_argument("--prompt", default="", help="text the decoder continues (default: none)")
-    p.add_argument("--strategy", choices=("greedy", "beam", "sample"), default="beam")
+    p.add_argument("--strategy", choices=("greedy", "beam", "sample", "exact"), default="beam",
+                   help="exact: the most probable finished sequence")  # fmt: skip
+    p.add_argument("--node-budget", type=int_option(1, 1_000_000), default=20_000,
+                   help="exact search: most prefixes expanded (default 20,000)")  # fmt: skip
+    p.add_argument("--penalty", choices=("plain", "google"), default="plain",
+                   help="logP/|y|^alpha or Google's ((5+|y|)/6)^alpha")  # fmt: skip
     p.add_argument("--width", type=int_option(1, MAX_WIDTH), default=3,
                    help=f"beam width (default 3, at most {MAX_WIDTH})")  # fmt: skip
     p.add_argument("--alpha", type=float_option(-100, 100), default=0.0,
@@ -117,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
 
+    if args.strategy == "exact":
+        return _run_exact(args, model)
     if args.strategy == "greedy":
         search = Greedy(model, args.prompt, max_len=args.max_len, alpha=args.alpha)
         title = f"greedy decoding on {model.name}"
@@ -128,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
             max_len=args.max_len,
             alpha=args.alpha,
             keep_live=args.keep_live,
+            penalty=args.penalty,
         )
         title = f"beam search on {model.name} (width {args.width}, alpha {args.alpha:g})"
     result = search.run()
@@ -145,6 +153,43 @@ def run(args: argparse.Namespace) -> int:
         args.prompt,
         limit=max(10, args.width),
         note=f"stopped: {result.stop} ({STOP_MEANING.get(result.stop or '', 'not run')}).",
+    )
+    return 0
+
+
+def _run_exact(args: argparse.Namespace, model) -> int:
+    import json
+
+    from seqviz.decoding import join_tokens
+    from seqviz.decoding.exact import BUDGET, EXACT_MEANING, ExactSearch, budget_message
+
+    search = ExactSearch(
+        model,
+        args.prompt,
+        max_len=args.max_len,
+        alpha=args.alpha,
+        penalty=args.penalty,
+        node_budget=args.node_budget,
+    )
+    result = search.run()
+    if args.json:
+        out = result.to_json()
+        out["expanded"], out["proved_optimal"] = len(search.history), search.proved
+        print(json.dumps(out, indent=2))
+        return 0
+    note = f"stopped: {result.stop} ({EXACT_MEANING.get(result.stop or '', 'not run')})"
+    note += f" after {len(search.history):,} expansions."
+    if result.stop == BUDGET:
+        note = budget_message(args.node_budget)
+    _print_rows(
+        f"exact search on {model.name} (alpha {args.alpha:g}, {args.penalty} penalty)",
+        [
+            (join_tokens(model, result.words(h)), h.logprob, h.score, h.finished)
+            for h in result.hypotheses
+        ],
+        args.prompt,
+        limit=10,
+        note=note,
     )
     return 0
 
