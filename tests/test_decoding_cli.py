@@ -185,3 +185,16 @@ def test_google_penalty_option(decode):
     for h in json.loads(out)["hypotheses"]:
         n = len(h["tokens"])
         assert math.isclose(h["score"], h["logprob"] / ((5 + n) / 6))
+
+
+def test_knob_options(decode):
+    code, out, err = decode("--min-len", "3", "--width", "3", "--json")
+    assert code == 0, err
+    done = [h for h in json.loads(out)["hypotheses"] if h["finished"]]
+    assert done and all(len(h["tokens"]) - 1 >= 3 for h in done)
+    code, out, err = decode("--width", "4", "--diverse-groups", "2", "--diversity", "3", "--json")
+    assert code == 0, err
+    code, out, err = decode("--width", "3", "--diverse-groups", "2")
+    assert code != 0 and "multiple of the diverse groups" in err
+    code, out, err = decode("--repetition-penalty", "0.5")
+    assert code != 0 and "--repetition-penalty" in err

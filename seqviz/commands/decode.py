@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from typing import Any
 
 from seqviz.limits import (
     MAX_LEN,
@@ -45,6 +46,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="beam variant: keep WIDTH live hypotheses, finished ones do not use a slot",
     )
+    p.add_argument("--no-repeat-ngram", type=int_option(0, 10), default=0, metavar="N",
+                   help="block any token that would repeat an N-gram (0: off)")  # fmt: skip
+    p.add_argument("--repetition-penalty", type=float_option(1, 100), default=1.0, metavar="R",
+                   help="multiply the log P of tokens already seen by R (1: off)")  # fmt: skip
+    p.add_argument("--min-len", type=int_option(0, MAX_LEN), default=0, metavar="N",
+                   help="mask </s> until N tokens are generated (0: off)")  # fmt: skip
+    p.add_argument("--diverse-groups", type=int_option(1, 16), default=1, metavar="G",
+                   help="diverse beam search: G groups of width/G (1: plain beam)")  # fmt: skip
+    p.add_argument("--diversity", type=float_option(0, 100), default=0.5, metavar="D",
+                   help="diverse beam: cost per earlier group's pick (default 0.5)")  # fmt: skip
     p.add_argument("--max-len", type=int_option(1, MAX_LEN), default=20,
                    help=f"most tokens to generate (default 20, at most {MAX_LEN})")  # fmt: skip
     p.add_argument("--temperature", type=float_option(0, 1e6), default=1.0)
@@ -91,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     if len(args.prompt) > 10_000:
         raise LimitError(f"--prompt has {len(args.prompt):,} characters; the limit is 10,000.")
     model = load_model(args)
-    search: Greedy | BeamSearch
+    search: Any
     if args.strategy == "sample":
         sampled = Sampler(
             model,
@@ -124,9 +135,37 @@ def run(args: argparse.Namespace) -> int:
 
     if args.strategy == "exact":
         return _run_exact(args, model)
+    from seqviz.decoding.processors import for_model
+
+    knobs = for_model(
+        model,
+        min_len=args.min_len,
+        no_repeat_ngram=args.no_repeat_ngram,
+        repetition_penalty=args.repetition_penalty,
+    )
     if args.strategy == "greedy":
-        search = Greedy(model, args.prompt, max_len=args.max_len, alpha=args.alpha)
+        search = Greedy(
+            model, args.prompt, max_len=args.max_len, alpha=args.alpha, processors=knobs
+        )
         title = f"greedy decoding on {model.name}"
+    elif args.diverse_groups > 1:
+        from seqviz.decoding.diverse import DiverseBeamSearch
+
+        search = DiverseBeamSearch(
+            model,
+            args.prompt,
+            width=args.width,
+            groups=args.diverse_groups,
+            diversity=args.diversity,
+            max_len=args.max_len,
+            alpha=args.alpha,
+            penalty=args.penalty,
+            processors=knobs,
+        )
+        title = (
+            f"diverse beam search on {model.name} (width {args.width}, "
+            f"{args.diverse_groups} groups, diversity {args.diversity:g})"
+        )
     else:
         search = BeamSearch(
             model,
@@ -136,6 +175,7 @@ def run(args: argparse.Namespace) -> int:
             alpha=args.alpha,
             keep_live=args.keep_live,
             penalty=args.penalty,
+            processors=knobs,
         )
         title = f"beam search on {model.name} (width {args.width}, alpha {args.alpha:g})"
     result = search.run()

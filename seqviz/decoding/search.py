@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -278,12 +279,12 @@ class _Search:
         return length_score(logprob, depth, self.alpha, self.penalty)
 
     # --- one step of beam search (greedy is width 1) -------------------------------------------
-    def _step(self, beam, states, finished, next_id) -> Step:
-        model, eos, width = self.model, self.model.eos_id, self.width
-        raw = model.logprobs(list(states))  # (B, V)
-        lp, notes = raw, None
-        if self.processors is not None:
-            lp, notes = self.processors.apply(raw, beam, self.prompt_ids)  # (B, V), (B, V) int8
+    def _select(
+        self, beam: Sequence[Node], raw: np.ndarray, lp: np.ndarray, notes: Any, width: int
+    ) -> tuple[list[np.ndarray], list[int], list[int], int]:
+        """Rank one beam's extensions and keep `width` slots: the candidate arrays (rows, tokens,
+        log-probs, status codes, note codes), the kept and finished positions, the count."""
+        eos = self.model.eos_id
         B, V = lp.shape
         totals = np.array([n.logprob for n in beam])[:, None] + lp  # (B, V)
         wide = B * V > RECORD_ALL
@@ -308,14 +309,11 @@ class _Search:
                 kept_at.append(i)
                 slots += 1
         if wide:
-            idx, rows, toks, codes = (
-                idx[: cut + below],
-                rows[: cut + below],
-                toks[: cut + below],
-                codes[: cut + below],
-            )
+            idx, rows, toks, codes = (a[: cut + below] for a in (idx, rows, toks, codes))
         cand_lps = lp.ravel()[idx]
-        cand_notes = None if notes is None else notes.ravel()[idx]
+        cand_notes = (
+            np.zeros(len(idx), np.int8) if notes is None else notes.ravel()[idx].astype(np.int8)
+        )
         if notes is not None and not wide:
             # tokens the model allows but a processor blocked: listed after the ranked ones
             blocked = np.flatnonzero(np.isfinite(raw.ravel()) & ~np.isfinite(lp.ravel()))
@@ -327,16 +325,20 @@ class _Search:
                     [codes, np.full(len(blocked), STATUSES.index(BLOCKED), np.int8)]
                 )
                 cand_lps = np.concatenate([cand_lps, raw.ravel()[blocked]])
-                cand_notes = np.concatenate([cand_notes, notes.ravel()[blocked]])
+                cand_notes = np.concatenate([cand_notes, notes.ravel()[blocked].astype(np.int8)])
+        arrays = [rows.astype(np.int32), toks.astype(np.int32), cand_lps, codes, cand_notes]
+        return arrays, kept_at, done_at, considered
+
+    def _step(self, beam, states, finished, next_id) -> Step:
+        model, width = self.model, self.width
+        raw = model.logprobs(list(states))  # (B, V)
+        lp, notes = raw, None
+        if self.processors is not None:
+            lp, notes = self.processors.apply(raw, beam, self.prompt_ids)  # (B, V), (B, V) int8
+        arrays, kept_at, done_at, considered = self._select(beam, raw, lp, notes, width)
+        rows = arrays[0]
         cands = Candidates(
-            next_id,
-            tuple(beam),
-            rows.astype(np.int32),
-            toks.astype(np.int32),
-            np.asarray(cand_lps, dtype=np.float64),
-            codes,
-            None if cand_notes is None else cand_notes.astype(np.int8),
-            self._how,
+            next_id, tuple(beam), *arrays[:4], None if notes is None else arrays[4], self._how
         )
         next_id += len(cands)
         kept = tuple(cands[i] for i in kept_at)
