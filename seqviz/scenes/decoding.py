@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -30,6 +31,8 @@ SPECS = (
               help="most tokens generated, </s> included (the lesson's code uses 6)"),
     ParamSpec("variant", "beam variant", "choice", "lesson", choices=("lesson", "keep_live"),
               help="lesson: a finished hypothesis uses up a slot; keep_live: width live ones kept"),
+    ParamSpec("search", "exact search", "choice", "beam", choices=("beam", "exact"),
+              help="exact: the most probable sentence, the beam's search error, both penalties"),
     ParamSpec("temperature", "temperature", "float", 1.0, 0.1, 5.0, 0.1, recompute=False,
               help="divides the logits of the selected node's distribution (sampling)"),
     ParamSpec("top_k", "top-k", "int", 0, 0, 100, 1, recompute=False,
@@ -78,6 +81,9 @@ class DecodingResult:
     greedy_steps: tuple[Any, ...] = ()  # greedy Step records
     greedy: Any = None  # Node: where greedy ended
     final: Any = None  # DecodeResult of the beam search
+    exact: Any = None  # with search=exact: the optimum (a Node), else None
+    exact_proved: bool = False  # False when the node budget ran out first
+    search_error: int | None = None  # the beam step that pruned the optimum's prefix
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
     # (node, temperature, top_k, top_p) -> its Distribution: a frame asks again for the node
     # shown the frame before (about ten nodes in a hundred frames)
@@ -96,6 +102,53 @@ class DecodingResult:
         from seqviz.decoding import join_tokens
 
         return join_tokens(self.model, [self.vocab[t] for t in node.tokens])
+
+    def error_lines(self) -> list[str]:
+        """With search=exact: is the beam's answer the search's fault or the model's? Computed
+        from the optimum, the beam's winner and the step that pruned the optimum's prefix."""
+        if self.exact is None or self.final is None:
+            return []
+        opt, won = self.exact, self.final.best
+        if not opt.finished:
+            return ["exact search: no sentence ends within the length limit"]
+        words = self.words(opt) or "(empty)"
+        out = [f"exact optimum: {words} p={math.exp(opt.logprob):.3f} score {opt.score:.3f}"]
+        if not self.exact_proved:
+            out.append(f"(node budget {EXACT_BUDGET:,} reached: best found, not proven optimal)")
+        search_err = not won.finished or won.score < opt.score - 1e-9
+        if search_err:
+            where = ""
+            if self.search_error is not None:
+                lost = [self.vocab[t] for t in tuple(opt.tokens)[: self.search_error]]
+                where = f"; step {self.search_error} pruned '{' '.join(lost)}'"
+            out.append(
+                f"search error: beam's winner scores {won.score:.3f} < {opt.score:.3f}{where}"
+            )
+        else:
+            out.append("no search error: the beam found the optimum")
+        model_err = opt.depth == 1  # the model's most probable sentence says nothing
+        if model_err:
+            out.append("model error: the most probable sentence is empty")
+        out.append(f"search errors {int(search_err)} · model errors {int(model_err)}")
+        return out
+
+    def penalty_lines(self, hyps: Any) -> list[str]:
+        """Which finished hypothesis each length penalty picks at the scene's alpha."""
+        from seqviz.decoding.records import length_score
+
+        done = [n for n in hyps if n.finished]
+        alpha = self.values.alpha
+        if not done or not alpha or self.exact is None:  # shown beside the exact search
+            return []
+        picks = []
+        for name in ("plain", "google"):
+            best = max(done, key=lambda n: length_score(n.logprob, n.depth, alpha, name))
+            picks.append(self.words(best))
+        same = "the same" if picks[0] == picks[1] else "different winners"
+        return [
+            f"/t^{alpha:g} picks '{picks[0]}'; Google ((5+t)/6)^{alpha:g} picks '{picks[1]}' "
+            f"({same})"
+        ]
 
     def prompt_text(self) -> str:
         from seqviz.decoding import BOS, join_tokens
@@ -233,6 +286,7 @@ def compute(v: Any) -> DecodingResult:
         final = beam.run()
         greedy = Greedy(model, v.prompt, max_len=v.max_len, alpha=v.alpha)
         greedy_best = greedy.run().best
+        exact = _exact(model, v, beam.history) if getattr(v, "search", "beam") == "exact" else {}
     except ValueError as exc:
         return DecodingResult(values=v, error=str(exc))
     nodes = beam.nodes()
@@ -252,7 +306,24 @@ def compute(v: Any) -> DecodingResult:
         greedy_steps=greedy.history,
         greedy=greedy_best,
         final=final,
+        **exact,
     )
+
+
+EXACT_BUDGET = 20_000
+
+
+def _exact(model: Any, v: Any, steps: Any) -> dict[str, Any]:
+    """The exact optimum under the scene's alpha and where the beam lost it."""
+    from seqviz.decoding.exact import ExactSearch, first_search_error
+
+    ex = ExactSearch(model, v.prompt, max_len=v.max_len, alpha=v.alpha, node_budget=EXACT_BUDGET)
+    best = ex.run().best
+    return {
+        "exact": best,
+        "exact_proved": ex.proved,
+        "search_error": first_search_error(steps, best) if best.finished else None,
+    }
 
 
 @dataclass(frozen=True)

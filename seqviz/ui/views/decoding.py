@@ -497,6 +497,8 @@ class DecodingView(SceneView):
             ("greedy", g_node, g_done, GREEDY),
             (f"beam w={r.values.width}", b_node, b_done, BEST),
         ]
+        if r.exact is not None:  # search=exact: the optimum beside them, known from the start
+            rows.append(("exact", r.exact, True, "bold #5fd7ff"))
         words = [r.words(n) if n is not None and n.depth else "<s>" for _, n, _, _ in rows]
         need = max(len(w) for w in words)
         # What to drop when the panel is narrow: first the state, then log P, then cut words.
@@ -548,6 +550,15 @@ class DecodingView(SceneView):
         lines = textwrap.wrap(verdict, max(10, width)) if verdict else []
         for line in lines:
             text.append(line + "\n", style="bold #ffaf00" if changed else "italic #9e9e9e")
+        # search=exact: search vs model error; with alpha: the two length penalties' winners
+        extra = [
+            w
+            for x in (*r.error_lines(), *r.penalty_lines(hyps))
+            for w in textwrap.wrap(x, max(10, width))
+        ]
+        for line in extra:
+            text.append(line + "\n", style="#5fd7ff")
+        lines += extra
         if decided and step.stop and height >= 8:  # else the status line alone says it
             stop = textwrap.wrap(f"beam stopped at step {s}: {step.stop}", max(10, width))
             text.append("\n".join(stop) + "\n", style="#9e9e9e")
