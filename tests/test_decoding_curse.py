@@ -1,0 +1,47 @@
+"""Search vs model error in the decoding scene, and the beam-curse measurement."""
+
+from __future__ import annotations
+
+import math
+
+from seqviz.decoding import toy_model
+from seqviz.decoding.curse import measure
+from seqviz.scenes import get_scene
+from seqviz.scenes.decoding import compute
+
+SCENE = get_scene("decoding")
+
+
+def test_scene_marks_greedys_search_error_on_the_toy():
+    """Greedy takes 'the' (0.5) over 'a' (0.4); the optimum, by hand, is 'a small cat </s>'
+    = 0.4 x 0.9 x 0.9 x 0.9, so width 1 makes a search error at step 1."""
+    r = compute(SCENE.make({"width": 1, "alpha": 0.0, "max_len": 6, "search": "exact"}))
+    assert r.error is None and r.exact_proved
+    assert math.isclose(r.exact.logprob, math.log(0.4 * 0.9**3))
+    assert r.search_error == 1
+    lines = r.error_lines()
+    assert any("step 1 pruned 'a'" in x for x in lines)
+    assert lines[-1] == "search errors 1 · model errors 0"
+    wide = compute(SCENE.make({"width": 2, "alpha": 0.0, "max_len": 6, "search": "exact"}))
+    assert wide.search_error is None and wide.error_lines()[-1].startswith("search errors 0")
+    assert compute(SCENE.make({"width": 2})).error_lines() == []  # only with search=exact
+
+
+def test_penalty_lines_name_each_penalties_winner():
+    r = compute(SCENE.make({"width": 3, "alpha": 1.0, "max_len": 6, "search": "exact"}))
+    (line,) = r.penalty_lines(r.final.hypotheses)
+    done = [h for h in r.final.hypotheses if h.finished]
+    plain = max(done, key=lambda n: n.logprob / n.depth)
+    google = max(done, key=lambda n: n.logprob / ((5 + n.depth) / 6))
+    assert f"picks '{r.words(plain)}'" in line and f"picks '{r.words(google)}'" in line
+
+
+def test_curse_rows_on_the_toy():
+    m = toy_model()
+    rows = measure("lm", m, ["", ""], [["a", "small", "cat"], ["the"]], widths=(1, 2), alphas=(0,))
+    by = {r.decoder: r for r in rows}
+    assert by["exact"].search_errors == 0 and by["beam 2"].search_errors == 0
+    assert by["beam 1"].search_errors == 1.0  # greedy's 'the dog' misses 'a small cat'
+    assert by["beam 1"].mean_len == 2 and by["exact"].mean_len == 3
+    assert by["exact"].ref_len == 2 and by["exact"].exact_match is None
+    assert math.isclose(by["exact"].mean_logprob, math.log(0.4 * 0.9**3))
