@@ -198,3 +198,27 @@ def test_knob_options(decode):
     assert code != 0 and "multiple of the diverse groups" in err
     code, out, err = decode("--repetition-penalty", "0.5")
     assert code != 0 and "--repetition-penalty" in err
+
+
+def test_many_samples_histogram(decode):
+    from collections import Counter
+
+    code, out, err = decode("--strategy", "sample", "--samples", "400", "--seed", "3", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    h = data["histogram"]
+    drawn = Counter(" ".join(s["tokens"]) for s in data["samples"])
+    assert h["distinct_sentences"] == len(drawn)
+    assert math.isclose(h["repeats"], 1 - len(drawn) / 400)
+    assert {r["tokens"]: r["count"] for r in h["sentences"]} == dict(drawn)
+    # frequencies track the toy's probabilities: 'the dog </s>' has 0.5 x 0.4 x 0.7 = 0.14
+    freq = {r["tokens"]: r["frequency"] for r in h["sentences"]}
+    assert abs(freq["the dog </s>"] - 0.14) < 0.06
+    p = {r["tokens"]: r["p"] for r in h["sentences"]}
+    assert math.isclose(p["the dog </s>"], 0.14)
+    assert (
+        h["beam"]["tokens"] == "a small cat </s>"
+        and h["beam"]["sampled"] == drawn["a small cat </s>"]
+    )
+    unigrams = [w for s in data["samples"] for w in s["tokens"]]
+    assert math.isclose(h["distinct_n"]["1"], len(set(unigrams)) / len(unigrams))

@@ -45,3 +45,22 @@ def test_curse_rows_on_the_toy():
     assert by["beam 1"].mean_len == 2 and by["exact"].mean_len == 3
     assert by["exact"].ref_len == 2 and by["exact"].exact_match is None
     assert math.isclose(by["exact"].mean_logprob, math.log(0.4 * 0.9**3))
+
+
+async def test_tree_marks_the_search_error_and_blocked_branches(make_app, ready):
+    from seqviz.ui.widgets.beamtree import BeamTree
+
+    values = {"width": 1, "alpha": 0.0, "max_len": 6, "search": "exact", "min_len": 2}
+    app = make_app("decoding", values=values)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        tree = app.query_one(BeamTree)
+        texts = [tree.row_text(i) for i in range(len(tree.rows))]
+        # the optimum starts with 'a', which greedy (width 1) pruned at step 1
+        (a_row,) = [t for t in texts if "✗ a" in t]
+        assert "search error" in a_row
+        blocked = [t for t in texts if "⊘ </s>" in t]
+        assert blocked and all("min length" in t for t in blocked)
+        assert tree.optimum_path == tuple(app.result.exact.tokens)

@@ -114,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
             samples=args.samples,
             max_len=args.max_len,
         ).run()
+        if args.samples >= 20:  # many samples: the histogram beside the beam's winner
+            return _print_histogram(args, model, sampled)
         if args.json:
             print(json.dumps(sampled.to_json(), indent=2))
             return 0
@@ -193,6 +195,63 @@ def run(args: argparse.Namespace) -> int:
         args.prompt,
         limit=max(10, args.width),
         note=f"stopped: {result.stop} ({STOP_MEANING.get(result.stop or '', 'not run')}).",
+    )
+    return 0
+
+
+def _print_histogram(args: argparse.Namespace, model, sampled) -> int:
+    import json
+
+    from seqviz.decoding import BeamSearch, join_tokens
+    from seqviz.decoding.histogram import histogram
+
+    best = BeamSearch(model, args.prompt, width=args.width, max_len=args.max_len).run().best
+    h = histogram(sampled, best)
+
+    def text(tokens) -> str:
+        return join_tokens(model, [model.vocab[t] for t in tokens])
+
+    if args.json:
+        out = sampled.to_json()
+        out["histogram"] = {
+            "distinct_sentences": len(h.sentences),
+            "repeats": h.repeats,
+            "distinct_n": {str(k): v for k, v in h.distinct.items()},
+            "sentences": [
+                {"tokens": text(r.tokens), "count": r.count, "frequency": r.frequency, "p": r.prob}
+                for r in h.sentences
+            ],
+            "beam": {"tokens": text(best.tokens), "p": math.exp(best.logprob),
+                     "sampled": h.beam_count},
+        }  # fmt: skip
+        print(json.dumps(out, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(
+        title=f"{h.samples:,} samples from {model.name}: {len(h.sentences):,} distinct sentences, "
+        f"{h.repeats:.0%} repeats, distinct-1/2/3 "
+        + " / ".join("nan" if math.isnan(v) else f"{v:.2f}" for v in h.distinct.values()),
+        title_justify="left",
+    )
+    table.add_column("count", justify="right")
+    table.add_column("frequency", justify="right")
+    table.add_column("model P", justify="right")
+    table.add_column("", no_wrap=True)
+    table.add_column("sentence")
+    top = max(r.frequency for r in h.sentences)
+    for r in h.sentences[:20]:
+        bar = "█" * max(1, round(20 * r.frequency / top))
+        table.add_row(str(r.count), f"{r.frequency:.3f}", f"{r.prob:.3g}", bar, text(r.tokens))
+    if len(h.sentences) > 20:
+        table.caption = f"{len(h.sentences) - 20:,} rarer sentences not shown (--json lists all)"
+    console = Console()
+    console.print(table)
+    console.print(
+        f"beam (width {args.width}) winner: '{text(best.tokens)}', model P "
+        f"{math.exp(best.logprob):.3g}, drawn {h.beam_count} times in {h.samples:,} samples.",
+        highlight=False,
     )
     return 0
 

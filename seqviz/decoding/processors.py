@@ -55,10 +55,10 @@ class Processors:
     @property
     def note_names(self) -> tuple[str, ...]:
         return (
-            f"blocked: </s> before {self.min_len} tokens (min length)",
-            f"blocked: would repeat a {self.no_repeat_ngram}-gram",
-            f"penalised: repeated token (log P x {self.repetition_penalty:g})",
-            "penalised: an earlier group chose it (diversity)",
+            f"blocked: min length {self.min_len}",
+            f"blocked: repeats a {self.no_repeat_ngram}-gram",
+            f"penalised: repeat, log P x{self.repetition_penalty:g}",
+            "penalised: diversity",
         )
 
     def apply(

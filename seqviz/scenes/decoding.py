@@ -33,6 +33,16 @@ SPECS = (
               help="lesson: a finished hypothesis uses up a slot; keep_live: width live ones kept"),
     ParamSpec("search", "exact search", "choice", "beam", choices=("beam", "exact"),
               help="exact: the most probable sentence, the beam's search error, both penalties"),
+    ParamSpec("min_len", "min length", "int", 0, 0, 40, 1,
+              help="</s> is blocked until this many tokens are generated (0: off)"),
+    ParamSpec("no_repeat", "no-repeat n-gram", "int", 0, 0, 5, 1,
+              help="block a token that would repeat an n-gram of this size (0: off)"),
+    ParamSpec("rep_penalty", "repetition penalty", "float", 1.0, 1.0, 5.0, 0.1,
+              help="log P of a token already seen is multiplied by this (1: off)"),
+    ParamSpec("groups", "diverse groups", "int", 1, 1, 4, 1,
+              help="diverse beam search: groups of width/groups (width must divide)"),
+    ParamSpec("diversity", "diversity", "float", 0.5, 0.0, 5.0, 0.1,
+              help="diverse beam: log P cost of a token an earlier group chose"),
     ParamSpec("temperature", "temperature", "float", 1.0, 0.1, 5.0, 0.1, recompute=False,
               help="divides the logits of the selected node's distribution (sampling)"),
     ParamSpec("top_k", "top-k", "int", 0, 0, 100, 1, recompute=False,
@@ -272,19 +282,41 @@ def compute(v: Any) -> DecodingResult:
     scene as one line, instead of raising.
     """
     from seqviz.decoding import BeamSearch, Greedy
+    from seqviz.decoding.diverse import DiverseBeamSearch
+    from seqviz.decoding.processors import for_model
 
     try:
         model, label = load_model(v.model, v.path)
-        beam = BeamSearch(
+        knobs = for_model(
             model,
-            v.prompt,
-            width=v.width,
-            max_len=v.max_len,
-            alpha=v.alpha,
-            keep_live=v.variant == "keep_live",
+            min_len=v.min_len,
+            no_repeat_ngram=v.no_repeat,
+            repetition_penalty=v.rep_penalty,
         )
+        beam: Any
+        if v.groups > 1:
+            beam = DiverseBeamSearch(
+                model,
+                v.prompt,
+                width=v.width,
+                groups=v.groups,
+                diversity=v.diversity,
+                max_len=v.max_len,
+                alpha=v.alpha,
+                processors=knobs,
+            )
+        else:
+            beam = BeamSearch(
+                model,
+                v.prompt,
+                width=v.width,
+                max_len=v.max_len,
+                alpha=v.alpha,
+                keep_live=v.variant == "keep_live",
+                processors=knobs,
+            )
         final = beam.run()
-        greedy = Greedy(model, v.prompt, max_len=v.max_len, alpha=v.alpha)
+        greedy = Greedy(model, v.prompt, max_len=v.max_len, alpha=v.alpha, processors=knobs)
         greedy_best = greedy.run().best
         exact = _exact(model, v, beam.history) if getattr(v, "search", "beam") == "exact" else {}
     except ValueError as exc:

@@ -363,6 +363,7 @@ class DecodingView(SceneView):
             greedy_path=r.greedy_path(),
             best=r.final.best.id if frame >= 2 * r.n_steps and r.n_steps else None,
             targets=self._targets_at(r, s),
+            optimum_path=tuple(r.exact.tokens) if r.exact is not None else (),
         )
         if self._info_key != id(r):  # the line says what the search ran with: per result
             self._info_key = id(r)
