@@ -116,8 +116,8 @@ def lm_rows(n: int = 40, **kw: Any) -> list[CurseRow]:
     from seqviz.models.registry import DATA_DIR
 
     lm = models.load("agreement", kind="lm")
-    lines = (DATA_DIR / "agreement.txt").read_text(encoding="utf-8").split("\n")
-    lines = [ln.split() for ln in lines if len(ln.split()) >= 3][-n:]  # the corpus's last lines
+    text = (DATA_DIR / "agreement.txt").read_text(encoding="utf-8").split("\n")
+    lines = [ln.split() for ln in text if len(ln.split()) >= 3][-n:]  # the corpus's last lines
     return measure("lm", lm, [" ".join(w[:2]) for w in lines], [w[2:] for w in lines], **kw)
 
 

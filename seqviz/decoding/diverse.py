@@ -99,7 +99,7 @@ class DiverseBeamSearch(_Search):
             offset += len(arrays[1])
             parts.append(arrays)
         cat = [np.concatenate([p[k] for p in parts]) for k in range(5)]
-        cands = Candidates(next_id, tuple(beam), *cat, self._how)
+        cands = Candidates(next_id, tuple(beam), cat[0], cat[1], cat[2], cat[3], cat[4], self._how)
         next_id += len(cands)
         kept = tuple(cands[i] for _, i, _ in kept_nodes)
         for (g, _, _), node in zip(kept_nodes, kept, strict=True):

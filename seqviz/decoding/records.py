@@ -27,6 +27,9 @@ class TokenPath(Sequence[int]):
     """
 
     __slots__ = ("_parent", "_token", "_len")
+    _parent: TokenPath | None
+    _token: int
+    _len: int
 
     def __init__(self, parent: TokenPath | None = None, token: int = -1) -> None:
         # the empty path is stored as parent None, length 0

@@ -336,10 +336,11 @@ class _Search:
         if self.processors is not None:
             lp, notes = self.processors.apply(raw, beam, self.prompt_ids)  # (B, V), (B, V) int8
         arrays, kept_at, done_at, considered = self._select(beam, raw, lp, notes, width)
-        rows = arrays[0]
+        rows, toks, lps, codes, note_codes = arrays
         cands = Candidates(
-            next_id, tuple(beam), *arrays[:4], None if notes is None else arrays[4], self._how
-        )
+            next_id, tuple(beam), rows, toks, lps, codes, None if notes is None else note_codes,
+            self._how,
+        )  # fmt: skip
         next_id += len(cands)
         kept = tuple(cands[i] for i in kept_at)
         kept_rows = [int(rows[i]) for i in kept_at]
