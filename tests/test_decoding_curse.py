@@ -64,3 +64,22 @@ async def test_tree_marks_the_search_error_and_blocked_branches(make_app, ready)
         blocked = [t for t in texts if "⊘ </s>" in t]
         assert blocked and all("min length" in t for t in blocked)
         assert tree.optimum_path == tuple(app.result.exact.tokens)
+
+
+def test_scene_sample_histogram_counts_what_was_drawn():
+    from collections import Counter
+
+    from seqviz.decoding import Sampler
+    from seqviz.scenes.decoding import histogram_lines
+
+    r = compute(SCENE.make({"samples": 500, "top_p": 1.0, "max_len": 6}))
+    h = r.samples
+    drawn = Sampler(toy_model(), samples=500, seed=0, max_len=6).run().samples
+    counts = Counter(tuple(s.tokens) for s in drawn)
+    assert {row.tokens: row.count for row in h.sentences} == dict(counts)
+    assert h.beam_count == counts[tuple(r.final.best.tokens)]
+    lines = histogram_lines(r, 80)
+    assert lines[1].startswith(f"{len(counts)} distinct · {1 - len(counts) / 500:.0%} repeats")
+    top = h.sentences[0]
+    assert lines[4].split()[0] == str(top.count)
+    assert compute(SCENE.make({})).samples is None

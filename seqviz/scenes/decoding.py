@@ -6,7 +6,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
-from types import MappingProxyType
+from types import MappingProxyType, SimpleNamespace
 from typing import Any
 
 from seqviz import models
@@ -43,6 +43,8 @@ SPECS = (
               help="diverse beam search: groups of width/groups (width must divide)"),
     ParamSpec("diversity", "diversity", "float", 0.5, 0.0, 5.0, 0.1,
               help="diverse beam: log P cost of a token an earlier group chose"),
+    ParamSpec("samples", "samples", "int", 0, 0, 1000, 100,
+              help="draw this many samples; the ranking panel shows their histogram (0: off)"),
     ParamSpec("temperature", "temperature", "float", 1.0, 0.1, 5.0, 0.1, recompute=False,
               help="divides the logits of the selected node's distribution (sampling)"),
     ParamSpec("top_k", "top-k", "int", 0, 0, 100, 1, recompute=False,
@@ -94,6 +96,7 @@ class DecodingResult:
     exact: Any = None  # with search=exact: the optimum (a Node), else None
     exact_proved: bool = False  # False when the node budget ran out first
     search_error: int | None = None  # the beam step that pruned the optimum's prefix
+    samples: Any = None  # with samples > 0: a decoding.histogram.SampleHistogram
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
     # (node, temperature, top_k, top_p) -> its Distribution: a frame asks again for the node
     # shown the frame before (about ten nodes in a hundred frames)
@@ -319,6 +322,8 @@ def compute(v: Any) -> DecodingResult:
         greedy = Greedy(model, v.prompt, max_len=v.max_len, alpha=v.alpha, processors=knobs)
         greedy_best = greedy.run().best
         exact = _exact(model, v, beam.history) if getattr(v, "search", "beam") == "exact" else {}
+        if v.samples:
+            exact["samples"] = _histogram(model, v, final.best)
     except ValueError as exc:
         return DecodingResult(values=v, error=str(exc))
     nodes = beam.nodes()
@@ -343,6 +348,49 @@ def compute(v: Any) -> DecodingResult:
 
 
 EXACT_BUDGET = 20_000
+
+
+def _histogram(model: Any, v: Any, beam_best: Any) -> Any:
+    """`v.samples` samples with the scene's temperature, top-k and top-p, counted."""
+    from seqviz.decoding import Sampler
+    from seqviz.decoding.histogram import histogram
+
+    sampled = Sampler(
+        model,
+        v.prompt,
+        temperature=v.temperature,
+        top_k=v.top_k or None,
+        top_p=v.top_p if v.top_p < 1.0 else None,
+        seed=0,
+        samples=v.samples,
+        max_len=v.max_len,
+    ).run()
+    return histogram(sampled, beam_best)
+
+
+def histogram_lines(r: DecodingResult, width: int) -> list[str]:
+    """The sample histogram as text rows: a summary, then sentence, count, frequency against
+    model probability and a bar, most frequent first (computed from the counts shown)."""
+    h = r.samples
+    if h is None:
+        return []
+    d2 = h.distinct[2]
+    v = r.values  # the cut-offs the samples were drawn with (set when samples last changed)
+    head = f"{h.samples:,} samples, T={v.temperature:g} top-k {v.top_k or 'off'} top-p {v.top_p:g}"
+    counts = (
+        f"{len(h.sentences):,} distinct · {h.repeats:.0%} repeats · distinct-2 "
+        f"{'nan' if math.isnan(d2) else f'{d2:.2f}'}"
+    )
+    beam = (
+        f"beam's winner drawn {h.beam_count}x: '{r.words(h.beam)}' p={math.exp(h.beam.logprob):.3g}"
+    )
+    out = [head, counts, beam, f"{'n':>4} {'freq':>5} {'P':>6}  sentence"]
+    top = h.sentences[0].count if h.sentences else 1
+    for row in h.sentences:
+        bar = "█" * max(1, round(6 * row.count / top))
+        words = r.words(SimpleNamespace(tokens=row.tokens))
+        out.append(f"{row.count:>4} {row.frequency:>5.3f} {row.prob:>6.3g} {bar:<6} {words}")
+    return [line[:width] for line in out]
 
 
 def _exact(model: Any, v: Any, steps: Any) -> dict[str, Any]:

@@ -16,7 +16,13 @@ from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
-from seqviz.scenes.decoding import DecodingResult, frame_step, tree_rows, winners
+from seqviz.scenes.decoding import (
+    DecodingResult,
+    frame_step,
+    histogram_lines,
+    tree_rows,
+    winners,
+)
 from seqviz.ui.compat_textual import DirectLines, content_size
 from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.beamtree import BEST, COLORS, GREEDY, MARKERS, BeamTree, fmt_prob
@@ -532,6 +538,9 @@ class DecodingView(SceneView):
     ) -> Any:
         """Finished (and still live) hypotheses, by logP/t^alpha, with the plain-logP rank; above
         them, whether length normalisation changes the winner (computed from these rows)."""
+        if r.samples is not None:  # samples > 0: their histogram takes the ranking's place
+            rows = histogram_lines(r, max(10, width))
+            return Text("\n".join(rows[: max(3, height)]), no_wrap=True, overflow="crop")
         if s == 0:
             return Text("nothing finished yet", style="#9e9e9e")
         step = r.steps[s - 1]
