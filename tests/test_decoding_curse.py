@@ -83,3 +83,50 @@ def test_scene_sample_histogram_counts_what_was_drawn():
     top = h.sentences[0]
     assert lines[4].split()[0] == str(top.count)
     assert compute(SCENE.make({})).samples is None
+
+
+def test_saved_curse_rows_plot_search_errors_by_width(tmp_path):
+    import json
+
+    from seqviz.decoding.curse import CurseRow, load_rows, plot_series, save_rows
+
+    rows = [
+        CurseRow("lm", d, w, 0.0, 4, None, 3.0, 5.0, -4.0, e, 0)
+        for d, w, e in (("exact", 0, 0.0), ("beam 1", 1, 0.75), ("beam 4", 4, 0.25))
+    ]
+    path = save_rows(rows, tmp_path / "c.json", sentences=4)
+    assert json.loads(path.read_text())["sentences"] == 4
+    assert load_rows(path) == tuple(rows)
+    assert load_rows(tmp_path / "missing.json") == ()
+    ((label, x, y),) = plot_series(load_rows(path))
+    assert label == "lm α=0" and x == [0.0, 2.0, 3.0] and y == [75.0, 25.0, 0.0]
+
+
+def test_shipped_curse_rows_match_the_docs_table():
+    from pathlib import Path
+
+    from seqviz.decoding.curse import format_rows, load_rows
+
+    rows = load_rows()
+    assert len(rows) == 32
+    docs = Path(__file__).resolve().parents[1] / "docs" / "decoding.md"
+    text = docs.read_text(encoding="utf-8")
+    for line in format_rows(list(rows)).splitlines()[2:]:
+        assert line in text
+
+
+async def test_seq2seq_scene_plots_the_curse(make_app, ready):
+    from seqviz.ui.views.base import Panel
+    from seqviz.ui.views.seq2seq import CURSE_TITLE, CURVE_TITLE
+    from seqviz.ui.widgets.plots import SeriesPlot
+
+    app = make_app("seq2seq", values={"plot": "beam-curse"})
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        assert app.query_one("#curve-panel", Panel).border_title == CURSE_TITLE
+        labels = [s.label for s in app.query_one("#curve-plot", SeriesPlot)._series]
+        assert labels == ["lm α=0", "lm α=0.6", "translation α=0", "translation α=0.6"]
+    app = make_app("seq2seq")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        assert app.query_one("#curve-panel", Panel).border_title == CURVE_TITLE

@@ -13,13 +13,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sentences", type=int_option(1, 1000), default=40, metavar="N",
                         help="held-out sentences per task (default 40)")  # fmt: skip
     parser.add_argument("--task", choices=("both", "translation", "lm"), default="both")
+    parser.add_argument("--save", action="store_true",
+                        help="also save the rows for the seq2seq scene's plot")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from seqviz.decoding.curse import format_rows, lm_rows, translation_rows
+    from seqviz.decoding.curse import format_rows, lm_rows, save_rows, translation_rows
 
     def progress(task: str, alpha: float, width: int) -> None:
         name = f"beam {width}" if width else "exact"
@@ -32,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     if args.task in ("both", "lm"):
         rows += lm_rows(args.sentences, progress=progress)
     sys.stderr.write("\n")
+    if args.save:
+        sys.stderr.write(f"saved {save_rows(rows, sentences=args.sentences)}\n")
     if getattr(args, "json", False):
         print(json.dumps([r.to_json() for r in rows], indent=2))
     else:

@@ -136,3 +136,51 @@ def format_rows(rows: list[CurseRow]) -> str:
             f"{lp} | {r.search_errors:.0%} |"
         )
     return "\n".join(out)
+
+
+def curse_file() -> Any:
+    """Where `seqviz run beam-curse --save` keeps the rows the seq2seq scene plots."""
+    from seqviz.models.registry import DATA_DIR
+
+    return DATA_DIR / "beam_curse.json"
+
+
+def save_rows(rows: list[CurseRow], path: Any = None, sentences: int = 0) -> Any:
+    import json
+
+    from seqviz.files import atomic_write
+
+    data = {"sentences": sentences, "rows": [r.to_json() for r in rows]}
+    return atomic_write(path or curse_file(), json.dumps(data, indent=2) + "\n")
+
+
+def load_rows(path: Any = None) -> tuple[CurseRow, ...]:
+    """The saved rows (empty if there are none or the file cannot be read)."""
+    import json
+    from pathlib import Path
+
+    try:
+        data = json.loads(Path(path or curse_file()).read_text(encoding="utf-8"))
+        return tuple(CurseRow(**r) for r in data["rows"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return ()
+
+
+def plot_series(rows: tuple[CurseRow, ...]) -> list[tuple[str, list[float], list[float]]]:
+    """(label, x, y) curves: search-error % against log2(width) for each task and alpha, and
+    exact search drawn at x = log2(largest width) + 1."""
+    out = []
+    for task in ("lm", "translation"):
+        for alpha in sorted({r.alpha for r in rows if r.task == task}):
+            sel = [r for r in rows if r.task == task and r.alpha == alpha]
+            beams = sorted((r for r in sel if r.width), key=lambda r: r.width)
+            if not beams:
+                continue
+            x = [math.log2(r.width) for r in beams]
+            y = [100 * r.search_errors for r in beams]
+            exact = [r for r in sel if r.width == 0]
+            if exact:
+                x.append(x[-1] + 1)
+                y.append(100 * exact[0].search_errors)
+            out.append((f"{task} α={alpha:g}", x, y))
+    return out
