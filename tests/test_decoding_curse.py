@@ -130,3 +130,12 @@ async def test_seq2seq_scene_plots_the_curse(make_app, ready):
     async with app.run_test(size=(160, 50)) as pilot:
         await ready(app, pilot)
         assert app.query_one("#curve-panel", Panel).border_title == CURVE_TITLE
+
+
+def test_the_pruned_prefix_of_the_optimum_is_never_folded():
+    from seqviz.scenes.decoding import frames, tree_rows
+
+    r = compute(SCENE.make({"width": 1, "alpha": 0.0, "max_len": 6, "search": "exact"}))
+    rows = tree_rows(r, frames(r), pruned_shown=0)  # every other pruned node folds
+    shown = [row.node for row in rows if row.node is not None and row.status == "pruned"]
+    assert [tuple(n.tokens) for n in shown] == [tuple(r.exact.tokens)[:1]]  # 'a', step 1

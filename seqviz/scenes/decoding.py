@@ -450,6 +450,9 @@ def tree_rows(
         while node.parent >= 0:
             keep_path.add(node.id)
             node = result.nodes[node.parent]
+    # the exact optimum's prefixes are never folded away: the one the beam pruned is the search
+    # error the tree marks
+    opt = tuple(result.exact.tokens) if result.exact is not None else ()
     rows: list[TreeRow] = []
 
     def status_of(node: Any) -> tuple[str, int | None]:
@@ -469,7 +472,8 @@ def tree_rows(
         n_pruned = 0
         for kid_id in kids:
             kid = result.nodes[kid_id]
-            if kid.status != "pruned" or kid_id in keep_path:
+            on_opt = bool(opt) and kid.depth <= len(opt) and opt[: kid.depth] == kid.tokens
+            if kid.status != "pruned" or kid_id in keep_path or on_opt:
                 show.append(kid)
             elif n_pruned < pruned_shown:
                 show.append(kid)
