@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from seqviz.core.api import trace
+from seqviz.inside.intervene import Intervention, forced_forward
 from seqviz.inside.tracks import BE, PLURAL_NOUNS, SINGULAR_NOUNS, parse
 from seqviz.models.lm import RNNLM
 
@@ -28,10 +30,13 @@ class Reading:
         return len(self.tokens)
 
 
-def read(lm: RNNLM, text: str) -> Reading:
+def read(lm: RNNLM, text: str, interventions: Sequence[Intervention] = ()) -> Reading:
     """The model reading `text` through its own vocabulary and embedding (ValueError naming an
-    unknown word and the closest known ones)."""
+    unknown word and the closest known ones), with units forced by `interventions` if any."""
     ids, x = lm.inputs(text)  # x: (T, e)
+    if interventions:
+        h, c, gates = forced_forward(lm.params, x, interventions)
+        return Reading(tuple(lm.vocab[i] for i in ids), h, c, gates, lm._logp(h.copy()))
     tr = trace(lm.params, x)
     logp = lm._logp(np.array(tr.h))  # (T, V)
     tokens = tuple(lm.vocab[i] for i in ids)
