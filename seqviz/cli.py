@@ -33,6 +33,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "seqviz.commands.demo",
     "seqviz.commands.screenshot",
     "seqviz.commands.units",
+    "seqviz.commands.ablate",
 )
 
 
