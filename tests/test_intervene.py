@@ -161,3 +161,19 @@ def test_parse_units_and_describe():
     assert describe(()) == "none"
     with pytest.raises(ValueError, match="finite"):
         forced_forward(p, np.zeros((2, 2)), [Intervention("h", 1, float("nan"))])
+
+
+def test_record_text_round_trip_and_errors():
+    from seqviz.inside.intervene import from_text, to_text, with_unit
+
+    ivs = (Intervention("c", 34), Intervention("h", 17, 1.5, 3), Intervention("h", 2, -0.25))
+    assert to_text(ivs) == "c34, h17=1.5@3, h2=-0.25"
+    assert from_text(to_text(ivs)) == ivs
+    assert from_text(" c[34] , ,h17 = 1.5 @ 3") == ivs[:2]
+    assert from_text("") == ()
+    assert with_unit("c34, h2", Intervention("c", 34, 2.0)) == "h2, c34=2"
+    p = Params.random("gru", 2, 8, seed=0)
+    with pytest.raises(ValueError, match="'q3' is not an intervention"):
+        from_text("h1, q3", p)
+    with pytest.raises(ValueError, match="only an lstm has"):
+        from_text("c1", p)

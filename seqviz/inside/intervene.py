@@ -139,3 +139,45 @@ def ablate(units: Iterable[tuple[str, int]], from_step: int = 0,
 def describe(interventions: Sequence[Intervention]) -> str:
     """A status-line summary: 'c[34] ablated, h[17] = +1.00', or 'none'."""
     return ", ".join(iv.label() for iv in interventions) or "none"
+
+
+# --- the record as text: what a scene parameter holds ("c34, h17=1.5@3") --------------------
+_ENTRY = re.compile(
+    r"^([ch])\[?(\d+)\]?(?:=([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?))?(?:@(\d+))?$", re.I
+)
+
+
+def to_text(interventions: Sequence[Intervention]) -> str:
+    """'c34, h17=1.5@3': each unit, its value unless 0 (ablation), its first step unless 0."""
+    parts = []
+    for iv in interventions:
+        value = "" if iv.ablates else f"={iv.value:g}"
+        since = f"@{iv.from_step}" if iv.from_step else ""
+        parts.append(f"{iv.state}{iv.unit}{value}{since}")
+    return ", ".join(parts)
+
+
+def from_text(text: str, params: Params | None = None) -> Interventions:
+    """The record in `text` (inverse of to_text; empty: none), checked against `params` if
+    given; ValueError of one sentence naming the entry that is wrong."""
+    out: list[Intervention] = []
+    for part in text.split(","):
+        entry = "".join(part.split())
+        if not entry:
+            continue
+        m = _ENTRY.match(entry)
+        if m is None:
+            raise ValueError(
+                f"{entry!r} is not an intervention; write a unit with an optional value and first "
+                "step, e.g. c34 (ablate), h17=1.5 (clamp) or c34@3 (from step 3)."
+            )
+        state, unit, value, since = m.groups()
+        iv = Intervention(state.lower(), int(unit), float(value or 0.0), int(since or 0))
+        out = [o for o in out if (o.state, o.unit) != (iv.state, iv.unit)] + [iv]
+    return check(out, params) if params is not None else tuple(out)
+
+
+def with_unit(text: str, iv: Intervention) -> str:
+    """The record `text` with `iv` added (replacing an earlier entry for the same unit)."""
+    kept = [o for o in from_text(text) if (o.state, o.unit) != (iv.state, iv.unit)]
+    return to_text([*kept, iv])

@@ -14,6 +14,7 @@ import numpy as np
 
 from seqviz import models
 from seqviz.inside import AGREEMENT_MODELS, TRACKS
+from seqviz.inside.live import CURSOR_SPEC, INTERVENTION_SPECS, Forcing, forcing
 from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene
 
@@ -33,6 +34,8 @@ SPECS = (
               help="the output step whose dependence on each input word is highlighted"),
     ParamSpec("panel", "panel", "choice", "units", choices=PANELS, recompute=False,
               help="which view fills a small screen (all four show on a large one)"),
+    CURSOR_SPEC,
+    *INTERVENTION_SPECS,
 )  # fmt: skip
 
 
@@ -55,6 +58,7 @@ class InsideResult:
     saliency: dict[str, np.ndarray]  # model -> (T, T) |d logit_target(t) / d x_s|
     targets: tuple[str, ...]  # (T,) the word each row's logit is of (the next word)
     saturation: Any  # Saturation of the model's sigmoid gates, or None (RNN)
+    forcing: Forcing | None = None  # the units forced (keys a, c, x) and their held-out effect
 
     @property
     def T(self) -> int:
@@ -75,7 +79,9 @@ def compute(v: Any) -> InsideResult:
     from seqviz.inside.study import shipped_study
 
     lm = _lm(v.model)
-    reading = read(lm, v.text)  # refuses an unknown word, naming the closest ones
+    forced = forcing(v, lm, v.model)
+    # refuses an unknown word, naming the closest ones; every view below reads these states
+    reading = read(lm, v.text, forced.interventions if forced else ())
     pred = predictions(lm, reading)
     study = shipped_study(v.model)
     best = tuple(study.units[v.track][:TOP_UNITS])
@@ -94,7 +100,7 @@ def compute(v: Any) -> InsideResult:
         right=pred.right, subject=_subject_step(reading.tokens), verb=_verb_step(reading.tokens),
         rank=pred.rank, entropy=pred.entropy, units=best,
         unit_traces=traces, sentences=study.sentences, accuracy=study.accuracy,
-        saliency=maps, targets=targets, saturation=study.saturation,
+        saliency=maps, targets=targets, saturation=study.saturation, forcing=forced,
     )  # fmt: skip
 
 

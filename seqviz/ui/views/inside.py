@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from seqviz.scenes.inside import LABELS, MODELS, PANELS
 from seqviz.ui.views.base import Panel, SceneView, read_so_far
+from seqviz.ui.views.forcing import ForceActions, forced_label, forcing_lines
 from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.plots import SeriesPlot
@@ -44,7 +45,7 @@ def knows_from(probs: dict[str, np.ndarray], right: str | None, subject: int | N
     return subject + (int(behind[-1] + 1) if behind.size else 0)
 
 
-class InsideView(SceneView):
+class InsideView(ForceActions, SceneView):
     """Frame t shows the first t words read; the saliency row of the target step is marked."""
 
     SCOPED_CSS = False  # its rules follow the screen size classes (-compact)
@@ -233,7 +234,18 @@ class InsideView(SceneView):
         if self.result is None:
             return ""
         shown = " ".join(self.result.words[1:frame])
-        return f"read {frame}/{self.result.T} words: '{read_so_far(shown, 32, words=True)}'"
+        label = f"read {frame}/{self.result.T} words: '{read_so_far(shown, 32, words=True)}'"
+        return label + forced_label(self.result.forcing)
+
+    # --- interventions (keys a, c, x) ------------------------------------------------------------
+    def cursor_unit(self) -> tuple[str, int] | None:
+        """The ranked unit the cursor is on: (state, unit)."""
+        r = self.result
+        if r is None or not r.units:
+            return None
+        v = self.values or r.values
+        u = r.units[min(int(v.cursor), len(r.units)) - 1]
+        return u.state, u.unit
 
     # --- readouts ------------------------------------------------------------------------------
     def _pred_readout(self, width: int) -> Any:
@@ -258,7 +270,7 @@ class InsideView(SceneView):
         if t < 0:
             return [Text("press space or → to read the sentence", style="dim")]
         p = "  ".join(f"P({v})={r.probs[v][t]:.3f}" for v in ("are", "is", "were", "was"))
-        lines = [Text(f"after '{r.words[t]}' (t={t}): {p}")]
+        lines = [*forcing_lines(r.forcing), Text(f"after '{r.words[t]}' (t={t}): {p}")]
         detail = f"entropy {r.entropy[t]:.2f} bits"
         if r.right is not None:
             detail = f"rank of '{r.right}' {int(r.rank[t])}; " + detail
@@ -279,7 +291,7 @@ class InsideView(SceneView):
             return Text("")
         head = Text(f"{LABELS[r.model]}: agreement {r.accuracy:.1%} on {r.sentences} held-out "
                     "sentences", style="dim")  # fmt: skip
-        rows = [head]
+        rows = [head, *forcing_lines(r.forcing)]
         compact = width < 60
         for k, u in enumerate(r.units):
             line = Text(f"{k + 1}. {u.label():<6} r={u.r:+.3f}", style="bold" if k == 0 else "")
@@ -295,6 +307,8 @@ class InsideView(SceneView):
         t, clamped = self._target()
         head = f"row t={t}: after '{r.words[t]}', the logit of '{r.targets[t]}'"
         lines = [Text(head, style="bold")]
+        if r.forcing is not None:
+            lines.append(Text("(gradients of the intact model: no forced units)", style="dim"))
         if clamped:
             lines.append(Text(f"(saliency row clamped to {t}, the last step)", style="dim"))
         for name in MODELS:

@@ -1,0 +1,61 @@
+"""Interventions in the inside scene (Pilot): keys a, c, x; every view recomputes; the status
+line lists what is forced and the readout gives the held-out accuracy beside the intact one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from seqviz.inside.ablation import ablation_set, verb_margins
+from seqviz.inside.intervene import ablate
+from seqviz.inside.reading import read
+from seqviz.models import load
+from seqviz.scenes import get_scene
+from seqviz.ui.export import screen_text
+
+SCENE = get_scene("inside")
+
+
+def test_the_scene_recomputes_through_the_forced_units():
+    v = SCENE.make({"text": "the keys to the cabinet", "intervene": "c34, h17"})
+    r = SCENE.compute(v)
+    lm = load("agreement", kind="lm")
+    forced = read(lm, "the keys to the cabinet", ablate([("c", 34), ("h", 17)]))
+    np.testing.assert_allclose(r.probs["are"], np.exp(forced.logp[:, lm.index["are"]]))
+    assert (r.unit_traces[0] == 0).all()  # c[34], the best number unit, is held at 0
+    assert r.forcing.summary == "c[34] ablated, h[17] ablated"
+    want = float((verb_margins(lm, ablation_set(), ablate([("c", 34), ("h", 17)])) > 0).mean())
+    assert r.forcing.effect.forced["all"] == pytest.approx(want)
+    assert r.forcing.effect.intact["all"] == 1.0
+    with pytest.raises(ValueError, match="only an lstm has"):
+        SCENE.compute(SCENE.make({"model": "agreement-gru", "intervene": "c3"}))
+
+
+@pytest.mark.slow
+async def test_keys_ablate_clamp_and_clear_the_cursor_unit(make_app, ready):
+    app = make_app("inside", {"text": "the keys to the cabinet", "panel": "prediction"})
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        intact = app.result.probs["are"].copy()
+        await pilot.press("a")
+        await ready(app, pilot)
+        assert app.values.intervene == "c34"
+        assert not np.allclose(app.result.probs["are"], intact)
+        status = str(app.query_one("#status").render())
+        assert "forced: c[34] ablated" in status
+        e = app.result.forcing.effect
+        assert f"held-out agreement {e.intact['all']:.1%} intact, {e.forced['all']:.1%}" in (
+            screen_text(app)
+        )
+        app.set_param("cursor", 2)
+        app.set_param("clamp", 2.5)
+        app.set_param("from_step", 3)
+        await pilot.pause()
+        await pilot.press("c")
+        await ready(app, pilot)
+        assert app.values.intervene == "c34, h17=2.5@3"
+        assert (app.result.unit_traces[1][3:] == 2.5).all()  # h[17], ranked second
+        await pilot.press("x")
+        await ready(app, pilot)
+        assert app.values.intervene == "" and app.result.forcing is None
+        np.testing.assert_allclose(app.result.probs["are"], intact)
