@@ -59,3 +59,29 @@ async def test_keys_ablate_clamp_and_clear_the_cursor_unit(make_app, ready):
         await ready(app, pilot)
         assert app.values.intervene == "" and app.result.forcing is None
         np.testing.assert_allclose(app.result.probs["are"], intact)
+
+
+def test_the_gates_scene_forces_units_of_any_cell():
+    gates = get_scene("gates")
+    r = gates.compute(gates.make({"text": "the keys are here", "intervene": "c34@2"}))
+    assert (r.c[2:, 34] == 0).all() and (r.c[:2, 34] != 0).all()
+    assert r.forcing.effect is not None and r.forcing.summary == "c[34] ablated from step 2"
+    rand = gates.compute(gates.make({"model": "random", "cell": "gru", "intervene": "h3=0.5"}))
+    assert (rand.h[:, 3] == 0.5).all() and rand.forcing.effect is None
+    # the maps read the forced states: h_prev is h shifted by one step
+    np.testing.assert_array_equal(rand.h_prev[1:], rand.h[:-1])
+
+
+@pytest.mark.slow
+async def test_gates_keys_force_the_cursor_unit(make_app, ready):
+    app = make_app("gates", {"text": "the keys are here", "unit": 34})
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("a")
+        await ready(app, pilot)
+        assert app.values.intervene == "c34" and (app.result.c[:, 34] == 0).all()
+        assert "forced: c[34] ablated" in str(app.query_one("#status").render())
+        assert "held-out agreement 100.0% intact" in screen_text(app)
+        await pilot.press("x")
+        await ready(app, pilot)
+        assert app.result.forcing is None and (app.result.c[1:, 34] != 0).all()

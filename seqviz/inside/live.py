@@ -72,3 +72,32 @@ def added(values: Any, state: str, unit: int, clamp: bool) -> str:
 
     value = float(values.clamp) if clamp else 0.0
     return with_unit(values.intervene, Intervention(state, unit, value, int(values.from_step)))
+
+
+@dataclass(frozen=True)
+class ForcedStates:
+    """The fields of a Trace a scene draws, from the forced forward pass (no gradients)."""
+
+    h: Any  # (T, d)
+    c: Any  # (T, d) or None
+    gates: Any  # (T, G, d) or None
+    h0: Any  # (d,)
+    overflow: Any  # seqviz.core.trace.Overflow or None
+
+
+def forced_states(params: Any, x: Any, forced: Forcing) -> ForcedStates:
+    """The cell reading x with the forced units, and where a state first became inf or nan."""
+    import numpy as np
+
+    from seqviz.core.trace import Overflow
+    from seqviz.inside.intervene import forced_forward
+
+    h, c, gates = forced_forward(params, x, forced.interventions)
+    overflow = None
+    for name, arr in (("h", h), ("c", c), ("gates", gates)):
+        if arr is None:
+            continue
+        bad = np.flatnonzero(~np.isfinite(arr.reshape(arr.shape[0], -1)).all(axis=1))
+        if bad.size and (overflow is None or bad[0] < overflow.step):
+            overflow = Overflow(int(bad[0]), "forward", name)
+    return ForcedStates(h, c, gates, np.zeros(params.hidden_size), overflow)
