@@ -36,14 +36,19 @@ class Forcing:
     def summary(self) -> str:
         return describe(self.interventions)
 
-    def accuracy_line(self) -> str:
-        """'held-out agreement 100.0% intact, 66.8% forced (long 100.0% / 68.1%)', or ''."""
+    def accuracy_lines(self) -> list[str]:
+        """The held-out agreement accuracy, intact and forced: all sentences, then the long
+        ones; empty for a model outside the agreement grammar."""
         e = self.effect
         if e is None:
-            return ""
-        return (f"held-out agreement {e.intact['all']:.1%} intact, {e.forced['all']:.1%} forced "
-                f"(long: {e.intact['long']:.1%} / {e.forced['long']:.1%}; "
-                f"{e.sentences} sentences)")  # fmt: skip
+            return []
+        from seqviz.inside.ablation import SHORT_MAX
+
+        return [
+            f"held-out agreement: {e.intact['all']:.1%} intact, {e.forced['all']:.1%} forced",
+            f"long ({SHORT_MAX + 1}+ words): {e.intact['long']:.1%} intact, "
+            f"{e.forced['long']:.1%} forced",
+        ]
 
 
 def forcing(values: Any, lm: Any, model: str | None) -> Forcing | None:

@@ -20,7 +20,7 @@ from seqviz.scenes.base import ParamSpec, Scene
 
 MODELS = AGREEMENT_MODELS
 LABELS = {name: models.get(name).cell.upper() for name in MODELS}  # LSTM, GRU, RNN
-PANELS = ("prediction", "units", "saliency", "saturation")
+PANELS = ("prediction", "units", "saliency", "saturation", "attractors")
 TOP_UNITS = 5
 
 SPECS = (
@@ -59,6 +59,7 @@ class InsideResult:
     targets: tuple[str, ...]  # (T,) the word each row's logit is of (the next word)
     saturation: Any  # Saturation of the model's sigmoid gates, or None (RNN)
     forcing: Forcing | None = None  # the units forced (keys a, c, x) and their held-out effect
+    attractors: Any = None  # "plain"/"nested" -> model -> AttractorCurve (held-out, per count)
 
     @property
     def T(self) -> int:
@@ -101,7 +102,16 @@ def compute(v: Any) -> InsideResult:
         rank=pred.rank, entropy=pred.entropy, units=best,
         unit_traces=traces, sentences=study.sentences, accuracy=study.accuracy,
         saliency=maps, targets=targets, saturation=study.saturation, forcing=forced,
+        attractors=attractor_curves(),
     )  # fmt: skip
+
+
+def attractor_curves() -> dict[str, dict[str, Any]]:
+    """Every shipped cell's accuracy per attractor count, plain and nested (computed once)."""
+    from seqviz.inside.attractors import shipped_curve
+
+    return {kind: {name: shipped_curve(name, nested=kind == "nested") for name in MODELS}
+            for kind in ("plain", "nested")}  # fmt: skip
 
 
 def _subject_step(tokens: tuple[str, ...]) -> int | None:

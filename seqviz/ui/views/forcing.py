@@ -19,10 +19,7 @@ def forcing_lines(forcing: Any) -> list[Text]:
     if forcing is None:
         return []
     lines = [Text(f"forced: {forcing.summary}", style="bold")]
-    acc = forcing.accuracy_line()
-    if acc:
-        lines.append(Text(acc, style="bold"))
-    return lines
+    return lines + [Text(line, style="bold") for line in forcing.accuracy_lines()]
 
 
 class ForceActions:

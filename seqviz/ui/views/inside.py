@@ -28,7 +28,10 @@ GATE_COLORS = {
     "i": (90, 170, 255), "f": (255, 200, 60), "o": (120, 220, 220),
     "r": (90, 170, 255), "z": (255, 200, 60),
 }  # fmt: skip
-ROWS = {"prediction": "top", "units": "top", "saliency": "bottom", "saturation": "bottom"}
+ROWS = {"prediction": "top", "units": "top", "saliency": "bottom", "saturation": "bottom",
+        "attractors": "bottom"}  # fmt: skip
+CELL_COLORS = {"agreement": (255, 110, 90), "agreement-gru": (120, 220, 120),
+               "agreement-rnn": (90, 170, 255)}  # fmt: skip
 
 
 def knows_from(probs: dict[str, np.ndarray], right: str | None, subject: int | None,
@@ -84,6 +87,9 @@ class InsideView(ForceActions, SceneView):
     .-chosen {
         border: round $accent;
     }
+    InsideView .inside-panel.-off {
+        display: none;
+    }
     """
 
     def compose(self) -> ComposeResult:
@@ -134,6 +140,16 @@ class InsideView(ForceActions, SceneView):
                 short="gates near 0 (x) or 1 (y)",
                 id="sat-panel", classes="inside-panel",
             )  # fmt: skip
+            yield Panel(
+                "agreement across attractors",
+                "Held-out accuracy against the number of nouns of the other number between the "
+                "subject and its verb: plain phrases (solid), nested in a relative clause (+).",
+                PlotLegend(id="att-legend"),
+                SeriesPlot(log_y=False, xlabel="attractors", id="att-plot"),
+                Readout(id="att-readout"),
+                short="accuracy per attractor count",
+                id="att-panel", classes="inside-panel",
+            )  # fmt: skip
 
     # --- results -------------------------------------------------------------------------------
     def show_result(self, result: Any) -> None:
@@ -171,6 +187,7 @@ class InsideView(ForceActions, SceneView):
             self.query_one(f"#sal-title-{name}", Static).update(Text(chosen + LABELS[name]))
         self.query_one("#sal-readout", Readout).set_builder(self._sal_readout)
         self._show_saturation()
+        self._show_attractors()
         self.query_one(
             "#units-panel", Panel
         ).border_title = f"units by pattern: {r.values.track}, {LABELS[r.model]}"
@@ -191,6 +208,35 @@ class InsideView(ForceActions, SceneView):
             plot.set_groups(groups)
             self.query_one("#sat-legend", PlotLegend).show_series(groups)
         self.query_one("#sat-readout", Readout).set_builder(self._sat_readout)
+
+    def _show_attractors(self) -> None:
+        r = self.result
+        curves = r.attractors or {}
+        series = []
+        for kind, marker in (("plain", "hd"), ("nested", "+")):
+            for name, c in curves.get(kind, {}).items():
+                x = np.array(list(c.accuracy), dtype=float)
+                y = np.array(list(c.accuracy.values()))
+                label = LABELS[name] + ("" if kind == "plain" else " nested")
+                series.append(Series(label, x, y, CELL_COLORS[name], marker))
+        self.query_one("#att-plot", SeriesPlot).set_series(series, xlim=(0.0, 3.0),
+                                                           ylim=(0.0, 1.0))  # fmt: skip
+        self.query_one("#att-legend", PlotLegend).show_series(series[: len(MODELS)])
+        self.query_one("#att-readout", Readout).set_builder(self._att_readout)
+
+    def _att_readout(self, width: int) -> Any:
+        r = self.result
+        curves = (r.attractors or {}) if r is not None else {}
+        if not curves:
+            return Text("")
+        n = next(iter(curves["plain"].values())).sentences
+        lines = [Text(f"accuracy per count ({n} sentences each)", style="dim")]
+        for name in MODELS:
+            plain = " ".join(f"{v:.1%}" for v in curves["plain"][name].accuracy.values())
+            nested = " ".join(f"{v:.1%}" for v in curves["nested"][name].accuracy.values())
+            lines.append(Text(f"{LABELS[name]} 0-3: {plain}"))
+            lines.append(Text(f"{LABELS[name]} nested 1-3: {nested}"))
+        return Group(*lines)
 
     # --- view-only values ----------------------------------------------------------------------
     def show_values(self, values: Any) -> None:
@@ -215,8 +261,11 @@ class InsideView(ForceActions, SceneView):
     def _choose_panel(self) -> None:
         v = self.values or self.result.values
         chosen = v.panel if v.panel in PANELS else "units"
-        for name, pid in zip(PANELS, ("pred", "units", "sal", "sat"), strict=True):
+        for name, pid in zip(PANELS, ("pred", "units", "sal", "sat", "att"), strict=True):
             self.query_one(f"#{pid}-panel", Panel).set_class(name == chosen, "-chosen")
+        # the attractor curve takes the saturation panel's place when it is chosen
+        self.query_one("#att-panel", Panel).set_class(chosen != "attractors", "-off")
+        self.query_one("#sat-panel", Panel).set_class(chosen == "attractors", "-off")
         for row in ("top", "bottom"):
             self.query_one(f"#row-{row}").set_class(ROWS[chosen] == row, "-has-chosen")
 
