@@ -44,7 +44,7 @@ async def test_keys_ablate_clamp_and_clear_the_cursor_unit(make_app, ready):
         status = str(app.query_one("#status").render())
         assert "forced: c[34] ablated" in status
         e = app.result.forcing.effect
-        assert f"held-out agreement: {e.intact['all']:.1%} intact, {e.forced['all']:.1%}" in (
+        assert f"agreement {e.intact['all']:.1%} intact, {e.forced['all']:.1%}" in (
             screen_text(app)
         )
         app.set_param("cursor", 2)
@@ -81,7 +81,7 @@ async def test_gates_keys_force_the_cursor_unit(make_app, ready):
         await ready(app, pilot)
         assert app.values.intervene == "c34" and (app.result.c[:, 34] == 0).all()
         assert "forced: c[34] ablated" in str(app.query_one("#status").render())
-        assert "held-out agreement: 100.0% intact" in screen_text(app)
+        assert "agreement 100.0% intact" in screen_text(app)
         await pilot.press("x")
         await ready(app, pilot)
         assert app.result.forcing is None and (app.result.c[1:, 34] != 0).all()
@@ -99,8 +99,8 @@ async def test_the_attractor_curve_takes_the_saturation_panels_place(make_app, r
         rnn = shipped_curve("agreement-rnn", nested=True).accuracy
         want = " ".join(f"{v:.1%}" for v in rnn.values())
         text = screen_text(app)
-        assert "RNN 0-3: 100.0% 100.0% 100.0% 100.0%" in text
-        assert f"RNN nested 1-3: {want}" in text
+        assert f"RNN 0-3: 100.0% 100.0% 100.0% 100.0%  nested 1-3: {want}" in text
+        assert app.query_one("#sal-panel").region.height == 0
         app.set_param("panel", "saturation")
         await pilot.pause()
         await pilot.pause()

@@ -45,9 +45,8 @@ class Forcing:
         from seqviz.inside.ablation import SHORT_MAX
 
         return [
-            f"held-out agreement: {e.intact['all']:.1%} intact, {e.forced['all']:.1%} forced",
-            f"long ({SHORT_MAX + 1}+ words): {e.intact['long']:.1%} intact, "
-            f"{e.forced['long']:.1%} forced",
+            f"agreement {e.intact['all']:.1%} intact, {e.forced['all']:.1%} forced",
+            f"{SHORT_MAX + 1}+ words: {e.intact['long']:.1%} intact, {e.forced['long']:.1%} forced",
         ]
 
 

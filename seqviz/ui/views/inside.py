@@ -230,12 +230,12 @@ class InsideView(ForceActions, SceneView):
         if not curves:
             return Text("")
         n = next(iter(curves["plain"].values())).sentences
-        lines = [Text(f"accuracy per count ({n} sentences each)", style="dim")]
+        lines = [Text(f"held-out accuracy per attractor count ({n} sentences each)",
+                      style="dim")]  # fmt: skip
         for name in MODELS:
             plain = " ".join(f"{v:.1%}" for v in curves["plain"][name].accuracy.values())
             nested = " ".join(f"{v:.1%}" for v in curves["nested"][name].accuracy.values())
-            lines.append(Text(f"{LABELS[name]} 0-3: {plain}"))
-            lines.append(Text(f"{LABELS[name]} nested 1-3: {nested}"))
+            lines.append(Text(f"{LABELS[name]} 0-3: {plain}  nested 1-3: {nested}"))
         return Group(*lines)
 
     # --- view-only values ----------------------------------------------------------------------
@@ -263,9 +263,10 @@ class InsideView(ForceActions, SceneView):
         chosen = v.panel if v.panel in PANELS else "units"
         for name, pid in zip(PANELS, ("pred", "units", "sal", "sat", "att"), strict=True):
             self.query_one(f"#{pid}-panel", Panel).set_class(name == chosen, "-chosen")
-        # the attractor curve takes the saturation panel's place when it is chosen
+        # the attractor curve takes the whole lower row when it is chosen
         self.query_one("#att-panel", Panel).set_class(chosen != "attractors", "-off")
-        self.query_one("#sat-panel", Panel).set_class(chosen == "attractors", "-off")
+        for pid in ("sal", "sat"):
+            self.query_one(f"#{pid}-panel", Panel).set_class(chosen == "attractors", "-off")
         for row in ("top", "bottom"):
             self.query_one(f"#row-{row}").set_class(ROWS[chosen] == row, "-has-chosen")
 
