@@ -106,3 +106,18 @@ async def test_the_attractor_curve_takes_the_saturation_panels_place(make_app, r
         await pilot.pause()
         assert app.query_one("#att-panel").region.height == 0
         assert app.query_one("#sat-panel").region.height > 5
+
+
+def test_the_saliency_readout_names_the_word_that_pushed_the_verb():
+    from seqviz.inside.contrast import contrast
+    from seqviz.ui.views.inside import contrast_line
+
+    r = SCENE.compute(SCENE.make({"text": "the keys to the cabinet are missing"}))
+    want = contrast(load("agreement", kind="lm"), "the keys to the cabinet", "are", "is")
+    np.testing.assert_allclose(r.contrast.occlusion, want.occlusion)
+    assert contrast_line(r.contrast) == (
+        f"are over is after 'cabinet': grad×input 'keys' {want.gradient[2]:+.2f}, "
+        f"occlusion 'keys' {want.occlusion[2]:+.2f}"
+    )
+    forced = SCENE.compute(SCENE.make({"text": "the keys to the", "intervene": "c34"}))
+    assert "grad×input nan" in contrast_line(forced.contrast)

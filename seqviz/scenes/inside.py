@@ -33,7 +33,8 @@ SPECS = (
     ParamSpec("target", "saliency row", "int", 5, 0, 60, 1, recompute=False,
               help="the output step whose dependence on each input word is highlighted"),
     ParamSpec("panel", "panel", "choice", "units", choices=PANELS, recompute=False,
-              help="which view fills a small screen (all four show on a large one)"),
+              help="which view fills a small screen (all four show on a large one; attractors "
+                   "takes the lower row)"),
     CURSOR_SPEC,
     *INTERVENTION_SPECS,
 )  # fmt: skip
@@ -60,6 +61,7 @@ class InsideResult:
     saturation: Any  # Saturation of the model's sigmoid gates, or None (RNN)
     forcing: Forcing | None = None  # the units forced (keys a, c, x) and their held-out effect
     attractors: Any = None  # "plain"/"nested" -> model -> AttractorCurve (held-out, per count)
+    contrast: Any = None  # which word pushed the right verb over the wrong one (Contrast)
 
     @property
     def T(self) -> int:
@@ -102,8 +104,21 @@ def compute(v: Any) -> InsideResult:
         rank=pred.rank, entropy=pred.entropy, units=best,
         unit_traces=traces, sentences=study.sentences, accuracy=study.accuracy,
         saliency=maps, targets=targets, saturation=study.saturation, forcing=forced,
-        attractors=attractor_curves(),
+        attractors=attractor_curves(), contrast=_contrast(lm, reading.tokens, pred.right, forced),
     )  # fmt: skip
+
+
+def _contrast(lm: Any, tokens: tuple[str, ...], right: str | None, forced: Any) -> Any:
+    """The contrast right verb over wrong verb where the verb comes (or after the last word)."""
+    from seqviz.inside.contrast import contrast
+    from seqviz.inside.tracks import OTHER
+
+    if right is None or right not in lm.index or OTHER[right] not in lm.index:
+        return None
+    verb = _verb_step(tokens)
+    words = tokens[1 : (verb if verb is not None else len(tokens))]
+    ivs = forced.interventions if forced else ()
+    return contrast(lm, " ".join(words), right, OTHER[right], ivs)
 
 
 def attractor_curves() -> dict[str, dict[str, Any]]:

@@ -48,6 +48,18 @@ def knows_from(probs: dict[str, np.ndarray], right: str | None, subject: int | N
     return subject + (int(behind[-1] + 1) if behind.size else 0)
 
 
+def contrast_line(c: Any) -> str:
+    """Which word pushed log P(right) - log P(wrong) most, by gradient x input and occlusion."""
+    parts = []
+    for name, a in (("grad×input", c.gradient), ("occlusion", c.occlusion)):
+        if np.isfinite(a).all():
+            k = 1 + int(np.argmax(a[1:]))
+            parts.append(f"{name} '{c.words[k]}' {a[k]:+.2f}")
+        else:
+            parts.append(f"{name} nan")
+    return f"{c.plus} over {c.minus} after '{c.words[-1]}': " + ", ".join(parts)
+
+
 class InsideView(ForceActions, SceneView):
     """Frame t shows the first t words read; the saliency row of the target step is marked."""
 
@@ -359,6 +371,8 @@ class InsideView(ForceActions, SceneView):
         lines = [Text(head, style="bold")]
         if r.forcing is not None:
             lines.append(Text("(gradients of the intact model: no forced units)", style="dim"))
+        if r.contrast is not None:
+            lines.append(Text(contrast_line(r.contrast), style="bold"))
         if clamped:
             lines.append(Text(f"(saliency row clamped to {t}, the last step)", style="dim"))
         for name in MODELS:
