@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from seqviz import models
-from seqviz.inside.live import INTERVENTION_SPECS
 from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene, SelectHook
+from seqviz.scenes.forcing import INTERVENTION_SPECS
 
 GATE_NAMES = {"lstm": ("i", "f", "g", "o"), "gru": ("r", "z", "n")}
 GATE_LABELS = {
@@ -363,7 +363,7 @@ def compute(v: Any) -> GatesResult:
 def forced_trace(v: Any, model: Any, x: np.ndarray, where: str) -> Any:
     """(Forcing, the forced states as a Trace's fields) when units are forced, else None; a
     cell inside a stack is refused in one sentence."""
-    from seqviz.inside.live import forced_states, forcing
+    from seqviz.scenes.forcing import forced_states, forcing
 
     forced = forcing(v, model, v.model if v.model != "file" else v.weights)
     if forced is None:

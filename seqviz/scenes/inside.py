@@ -14,9 +14,9 @@ import numpy as np
 
 from seqviz import models
 from seqviz.inside import AGREEMENT_MODELS, TRACKS
-from seqviz.inside.live import CURSOR_SPEC, INTERVENTION_SPECS, Forcing, forcing
 from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene
+from seqviz.scenes.forcing import CURSOR_SPEC, INTERVENTION_SPECS, Forcing, forcing
 
 MODELS = AGREEMENT_MODELS
 LABELS = {name: models.get(name).cell.upper() for name in MODELS}  # LSTM, GRU, RNN

@@ -30,7 +30,7 @@ class ForceActions:
         return None
 
     def action_force(self, clamp: int) -> None:
-        from seqviz.inside.live import added
+        from seqviz.scenes.forcing import added
 
         me: Any = self
         unit = self.cursor_unit()
