@@ -190,10 +190,6 @@ class Effect:
     intact: dict[str, float]
     forced: dict[str, float]
 
-    def line(self, condition: str = "all") -> str:
-        """'100.0% intact, 66.8% with c[34] ablated' for one condition."""
-        return f"{self.intact[condition]:.1%} intact, {self.forced[condition]:.1%} forced"
-
 
 @lru_cache(maxsize=32)
 def effect(model: str, record: str, n: int = N_SENTENCES) -> Effect:
