@@ -37,6 +37,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "seqviz.commands.models",
     "seqviz.commands.ngram",
     "seqviz.commands.state",
+    "seqviz.commands.ablate",
 )
 
 

@@ -17,6 +17,7 @@ from seqviz import models
 from seqviz.inside import AGREEMENT_MODELS
 from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene
+from seqviz.scenes.forcing import CURSOR_SPEC, INTERVENTION_SPECS, Forcing, forcing
 
 SALIENCY = AGREEMENT_MODELS  # the shipped models whose saliency maps stand side by side
 # the choices: those, then the user's word-level LMs (`seqviz models add`) that can read the grammar
@@ -24,7 +25,7 @@ MODELS = (*AGREEMENT_MODELS, *(e.name for e in models.user_entries() if e.kind =
 LABELS = {
     name: models.get(name).cell.upper() if name in SALIENCY else name for name in MODELS
 }  # LSTM, GRU, RNN; a user model by its name
-PANELS = ("prediction", "units", "saliency", "saturation")
+PANELS = ("prediction", "units", "saliency", "saturation", "attractors")
 TOP_UNITS = 5
 
 SPECS = (
@@ -38,7 +39,10 @@ SPECS = (
     ParamSpec("target", "saliency row", "int", 5, 0, 60, 1, recompute=False,
               help="the output step whose dependence on each input word is highlighted"),
     ParamSpec("panel", "panel", "choice", "units", choices=PANELS, recompute=False,
-              help="which view fills a small screen (all four show on a large one)"),
+              help="which view fills a small screen (all four show on a large one; attractors "
+                   "takes the lower row)"),
+    CURSOR_SPEC,
+    *INTERVENTION_SPECS,
 )  # fmt: skip
 
 
@@ -61,6 +65,9 @@ class InsideResult:
     saliency: dict[str, np.ndarray]  # model -> (T, T) |d logit_target(t) / d x_s|
     targets: tuple[str, ...]  # (T,) the word each row's logit is of (the next word)
     saturation: Any  # Saturation of the model's sigmoid gates, or None (RNN)
+    forcing: Forcing | None = None  # the units forced (keys a, c, x) and their held-out effect
+    attractors: Any = None  # "plain"/"nested" -> model -> AttractorCurve (held-out, per count)
+    contrast: Any = None  # which word pushed the right verb over the wrong one (Contrast)
 
     @property
     def T(self) -> int:
@@ -81,7 +88,9 @@ def compute(v: Any) -> InsideResult:
     from seqviz.inside.study import shipped_study
 
     lm = _lm(v.model)
-    reading = read(lm, v.text)  # refuses an unknown word, naming the closest ones
+    forced = forcing(v, lm, v.model)
+    # refuses an unknown word, naming the closest ones; every view below reads these states
+    reading = read(lm, v.text, forced.interventions if forced else ())
     pred = predictions(lm, reading)
     study = shipped_study(v.model)
     best = tuple(_ranked(v.model, v.track)[:TOP_UNITS])
@@ -100,7 +109,8 @@ def compute(v: Any) -> InsideResult:
         right=pred.right, subject=_subject_step(reading.tokens), verb=_verb_step(reading.tokens),
         rank=pred.rank, entropy=pred.entropy, units=best,
         unit_traces=traces, sentences=study.sentences, accuracy=study.accuracy,
-        saliency=maps, targets=targets, saturation=study.saturation,
+        saliency=maps, targets=targets, saturation=study.saturation, forcing=forced,
+        attractors=attractor_curves(), contrast=_contrast(lm, reading.tokens, pred.right, forced),
     )  # fmt: skip
 
 
@@ -118,6 +128,27 @@ def _ranked(model: str, track: str) -> list[Any]:
     lm = _lm(model)
     check(track, lm.level)
     return rank_by_pattern(lm, track, sentences=held_out_set(study.sentences)).units
+
+
+def _contrast(lm: Any, tokens: tuple[str, ...], right: str | None, forced: Any) -> Any:
+    """The contrast right verb over wrong verb where the verb comes (or after the last word)."""
+    from seqviz.inside.contrast import contrast
+    from seqviz.inside.tracks import OTHER
+
+    if right is None or right not in lm.index or OTHER[right] not in lm.index:
+        return None
+    verb = _verb_step(tokens)
+    words = tokens[1 : (verb if verb is not None else len(tokens))]
+    ivs = forced.interventions if forced else ()
+    return contrast(lm, " ".join(words), right, OTHER[right], ivs)
+
+
+def attractor_curves() -> dict[str, dict[str, Any]]:
+    """Every shipped cell's accuracy per attractor count, plain and nested (computed once)."""
+    from seqviz.inside.attractors import shipped_curve
+
+    return {kind: {name: shipped_curve(name, nested=kind == "nested") for name in SALIENCY}
+            for kind in ("plain", "nested")}  # fmt: skip
 
 
 def _subject_step(tokens: tuple[str, ...]) -> int | None:

@@ -129,6 +129,10 @@ class SeqvizApp(App[None]):
         Binding("e", "save_trace", "save trace", show=False),
         Binding("y", "share_state", "state string", show=False),
         Binding("q", "quit", "quit"),
+        # interventions (inside and gates scenes): ablate, clamp the cursor unit; clear
+        Binding("a", "view('force', 0)", "ablate unit", show=False),
+        Binding("c", "view('force', 1)", "clamp unit", show=False),
+        Binding("x", "view('clear_forced')", "clear forced units", show=False),
         *(Binding(str(i), f"scene({i})", f"scene {i}", show=False) for i in range(1, 10)),
         Binding("0", "scene(10)", "scene 10", show=False),  # 0 after 9, as on the keyboard
     ]
@@ -918,6 +922,12 @@ class SeqvizApp(App[None]):
         spec = self.scene.spec(self._focused_param)
         new = spec.nudge(getattr(self.values, spec.name), direction)
         self.set_param(spec.name, new)
+
+    def action_view(self, name: str, *args: Any) -> None:
+        """A key only some scenes' views act on (a, c, x: interventions); others ignore it."""
+        handler = getattr(self._view, f"action_{name}", None)
+        if handler is not None:
+            handler(*args)
 
     def action_speed(self, direction: int) -> None:
         speed = self.playback.next_speed(direction)

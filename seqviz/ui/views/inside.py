@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from seqviz.scenes.inside import LABELS, PANELS, SALIENCY
 from seqviz.ui.views.base import Panel, SceneView, read_so_far
+from seqviz.ui.views.forcing import ForceActions, forced_label, forcing_lines
 from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.plots import SeriesPlot
@@ -27,7 +28,10 @@ GATE_COLORS = {
     "i": (90, 170, 255), "f": (255, 200, 60), "o": (120, 220, 220),
     "r": (90, 170, 255), "z": (255, 200, 60),
 }  # fmt: skip
-ROWS = {"prediction": "top", "units": "top", "saliency": "bottom", "saturation": "bottom"}
+ROWS = {"prediction": "top", "units": "top", "saliency": "bottom", "saturation": "bottom",
+        "attractors": "bottom"}  # fmt: skip
+CELL_COLORS = {"agreement": (255, 110, 90), "agreement-gru": (120, 220, 120),
+               "agreement-rnn": (90, 170, 255)}  # fmt: skip
 
 
 def knows_from(probs: dict[str, np.ndarray], right: str | None, subject: int | None,
@@ -44,7 +48,19 @@ def knows_from(probs: dict[str, np.ndarray], right: str | None, subject: int | N
     return subject + (int(behind[-1] + 1) if behind.size else 0)
 
 
-class InsideView(SceneView):
+def contrast_line(c: Any) -> str:
+    """Which word pushed log P(right) - log P(wrong) most, by gradient x input and occlusion."""
+    parts = []
+    for name, a in (("grad×input", c.gradient), ("occlusion", c.occlusion)):
+        if np.isfinite(a).all():
+            k = 1 + int(np.argmax(a[1:]))
+            parts.append(f"{name} '{c.words[k]}' {a[k]:+.2f}")
+        else:
+            parts.append(f"{name} nan")
+    return f"{c.plus} over {c.minus} after '{c.words[-1]}': " + ", ".join(parts)
+
+
+class InsideView(ForceActions, SceneView):
     """Frame t shows the first t words read; the saliency row of the target step is marked."""
 
     SCOPED_CSS = False  # its rules follow the screen size classes (-compact)
@@ -82,6 +98,9 @@ class InsideView(SceneView):
     }
     .-chosen {
         border: round $accent;
+    }
+    InsideView .inside-panel.-off {
+        display: none;
     }
     """
 
@@ -133,6 +152,16 @@ class InsideView(SceneView):
                 short="gates near 0 (x) or 1 (y)",
                 id="sat-panel", classes="inside-panel",
             )  # fmt: skip
+            yield Panel(
+                "agreement across attractors",
+                "Held-out accuracy against the number of nouns of the other number between the "
+                "subject and its verb: plain phrases (solid), nested in a relative clause (+).",
+                PlotLegend(id="att-legend"),
+                SeriesPlot(log_y=False, xlabel="attractors", id="att-plot"),
+                Readout(id="att-readout"),
+                short="accuracy per attractor count",
+                id="att-panel", classes="inside-panel",
+            )  # fmt: skip
 
     # --- results -------------------------------------------------------------------------------
     def show_result(self, result: Any) -> None:
@@ -170,6 +199,7 @@ class InsideView(SceneView):
             self.query_one(f"#sal-title-{name}", Static).update(Text(chosen + LABELS[name]))
         self.query_one("#sal-readout", Readout).set_builder(self._sal_readout)
         self._show_saturation()
+        self._show_attractors()
         self.query_one(
             "#units-panel", Panel
         ).border_title = f"units by pattern: {r.values.track}, {LABELS[r.model]}"
@@ -190,6 +220,35 @@ class InsideView(SceneView):
             plot.set_groups(groups)
             self.query_one("#sat-legend", PlotLegend).show_series(groups)
         self.query_one("#sat-readout", Readout).set_builder(self._sat_readout)
+
+    def _show_attractors(self) -> None:
+        r = self.result
+        curves = r.attractors or {}
+        series = []
+        for kind, marker in (("plain", "hd"), ("nested", "+")):
+            for name, c in curves.get(kind, {}).items():
+                x = np.array(list(c.accuracy), dtype=float)
+                y = np.array(list(c.accuracy.values()))
+                label = LABELS[name] + ("" if kind == "plain" else " nested")
+                series.append(Series(label, x, y, CELL_COLORS[name], marker))
+        self.query_one("#att-plot", SeriesPlot).set_series(series, xlim=(0.0, 3.0),
+                                                           ylim=(0.0, 1.0))  # fmt: skip
+        self.query_one("#att-legend", PlotLegend).show_series(series[: len(MODELS)])
+        self.query_one("#att-readout", Readout).set_builder(self._att_readout)
+
+    def _att_readout(self, width: int) -> Any:
+        r = self.result
+        curves = (r.attractors or {}) if r is not None else {}
+        if not curves:
+            return Text("")
+        n = next(iter(curves["plain"].values())).sentences
+        lines = [Text(f"held-out accuracy per attractor count ({n} sentences each)",
+                      style="dim")]  # fmt: skip
+        for name in MODELS:
+            plain = " ".join(f"{v:.1%}" for v in curves["plain"][name].accuracy.values())
+            nested = " ".join(f"{v:.1%}" for v in curves["nested"][name].accuracy.values())
+            lines.append(Text(f"{LABELS[name]} 0-3: {plain}  nested 1-3: {nested}"))
+        return Group(*lines)
 
     # --- view-only values ----------------------------------------------------------------------
     def show_values(self, values: Any) -> None:
@@ -214,8 +273,12 @@ class InsideView(SceneView):
     def _choose_panel(self) -> None:
         v = self.values or self.result.values
         chosen = v.panel if v.panel in PANELS else "units"
-        for name, pid in zip(PANELS, ("pred", "units", "sal", "sat"), strict=True):
+        for name, pid in zip(PANELS, ("pred", "units", "sal", "sat", "att"), strict=True):
             self.query_one(f"#{pid}-panel", Panel).set_class(name == chosen, "-chosen")
+        # the attractor curve takes the whole lower row when it is chosen
+        self.query_one("#att-panel", Panel).set_class(chosen != "attractors", "-off")
+        for pid in ("sal", "sat"):
+            self.query_one(f"#{pid}-panel", Panel).set_class(chosen == "attractors", "-off")
         for row in ("top", "bottom"):
             self.query_one(f"#row-{row}").set_class(ROWS[chosen] == row, "-has-chosen")
 
@@ -233,7 +296,18 @@ class InsideView(SceneView):
         if self.result is None:
             return ""
         shown = " ".join(self.result.words[1:frame])
-        return f"read {frame}/{self.result.T} words: '{read_so_far(shown, 32, words=True)}'"
+        label = f"read {frame}/{self.result.T} words: '{read_so_far(shown, 32, words=True)}'"
+        return label + forced_label(self.result.forcing)
+
+    # --- interventions (keys a, c, x) ------------------------------------------------------------
+    def cursor_unit(self) -> tuple[str, int] | None:
+        """The ranked unit the cursor is on: (state, unit)."""
+        r = self.result
+        if r is None or not r.units:
+            return None
+        v = self.values or r.values
+        u = r.units[min(int(v.cursor), len(r.units)) - 1]
+        return u.state, u.unit
 
     # --- readouts ------------------------------------------------------------------------------
     def _pred_readout(self, width: int) -> Any:
@@ -258,7 +332,7 @@ class InsideView(SceneView):
         if t < 0:
             return [Text("press space or → to read the sentence", style="dim")]
         p = "  ".join(f"P({v})={r.probs[v][t]:.3f}" for v in ("are", "is", "were", "was"))
-        lines = [Text(f"after '{r.words[t]}' (t={t}): {p}")]
+        lines = [*forcing_lines(r.forcing), Text(f"after '{r.words[t]}' (t={t}): {p}")]
         detail = f"entropy {r.entropy[t]:.2f} bits"
         if r.right is not None:
             detail = f"rank of '{r.right}' {int(r.rank[t])}; " + detail
@@ -279,7 +353,7 @@ class InsideView(SceneView):
             return Text("")
         head = Text(f"{LABELS[r.model]}: agreement {r.accuracy:.1%} on {r.sentences} held-out "
                     "sentences", style="dim")  # fmt: skip
-        rows = [head]
+        rows = [head, *forcing_lines(r.forcing)]
         compact = width < 60
         for k, u in enumerate(r.units):
             line = Text(f"{k + 1}. {u.label():<6} r={u.r:+.3f}", style="bold" if k == 0 else "")
@@ -295,6 +369,10 @@ class InsideView(SceneView):
         t, clamped = self._target()
         head = f"row t={t}: after '{r.words[t]}', the logit of '{r.targets[t]}'"
         lines = [Text(head, style="bold")]
+        if r.forcing is not None:
+            lines.append(Text("(gradients of the intact model: no forced units)", style="dim"))
+        if r.contrast is not None:
+            lines.append(Text(contrast_line(r.contrast), style="bold"))
         if clamped:
             lines.append(Text(f"(saliency row clamped to {t}, the last step)", style="dim"))
         for name in SALIENCY:
