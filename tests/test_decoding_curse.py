@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from seqviz.decoding import toy_model
-from seqviz.decoding.curse import measure
+from seqviz.models.curse import measure
 from seqviz.scenes import get_scene
 from seqviz.scenes.decoding import compute
 
@@ -88,7 +88,7 @@ def test_scene_sample_histogram_counts_what_was_drawn():
 def test_saved_curse_rows_plot_search_errors_by_width(tmp_path):
     import json
 
-    from seqviz.decoding.curse import CurseRow, load_rows, plot_series, save_rows
+    from seqviz.models.curse import CurseRow, load_rows, plot_series, save_rows
 
     rows = [
         CurseRow("lm", d, w, 0.0, 4, None, 3.0, 5.0, -4.0, e, 0)
@@ -105,7 +105,7 @@ def test_saved_curse_rows_plot_search_errors_by_width(tmp_path):
 def test_shipped_curse_rows_match_the_docs_table():
     from pathlib import Path
 
-    from seqviz.decoding.curse import format_rows, load_rows
+    from seqviz.models.curse import format_rows, load_rows
 
     rows = load_rows()
     assert len(rows) == 32

@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from seqviz.decoding.curse import format_rows, lm_rows, save_rows, translation_rows
+    from seqviz.models.curse import format_rows, lm_rows, save_rows, translation_rows
 
     def progress(task: str, alpha: float, width: int) -> None:
         name = f"beam {width}" if width else "exact"

@@ -154,7 +154,7 @@ def compute(v: Any) -> Seq2SeqResult:
 
 def _curse(v: Any) -> Any:
     """The saved `seqviz run beam-curse` rows when the plot shows them."""
-    from seqviz.decoding.curse import load_rows
+    from seqviz.models.curse import load_rows
 
     return load_rows() if getattr(v, "plot", "length") == "beam-curse" else None
 

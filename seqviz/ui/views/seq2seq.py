@@ -220,7 +220,7 @@ class Seq2SeqView(SceneView):
 
     def _show_curse(self, rows: Any) -> None:
         """The beam-curse plot: search-error % by log2(width), exact search one step right."""
-        from seqviz.decoding.curse import plot_series
+        from seqviz.models.curse import plot_series
 
         series = [
             Series(label, np.array(x), np.array(y), CURSE_COLORS[i % len(CURSE_COLORS)])
