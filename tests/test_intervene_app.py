@@ -51,7 +51,7 @@ async def test_keys_ablate_clamp_and_clear_the_cursor_unit(make_app, ready):
         app.set_param("clamp", 2.5)
         app.set_param("from_step", 3)
         await pilot.pause()
-        await pilot.press("c")
+        await pilot.press("k")
         await ready(app, pilot)
         assert app.values.intervene == "c34, h17=2.5@3"
         assert (app.result.unit_traces[1][3:] == 2.5).all()  # h[17], ranked second

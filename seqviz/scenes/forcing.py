@@ -12,10 +12,10 @@ from seqviz.scenes.base import ParamSpec
 INTERVENTION_SPECS = (
     ParamSpec("intervene", "forced units", "text", "", min_length=0, max_length=200,
               help="units forced from a step on: c34 ablates c[34], h17=1.5 clamps h[17], @3 "
-                   "starts at step 3; keys: a ablates the cursor unit, c clamps it to the "
+                   "starts at step 3; keys: a ablates the cursor unit, k clamps it to the "
                    "clamp value, x clears"),
     ParamSpec("clamp", "clamp value", "float", 1.0, -5.0, 5.0, 0.25, recompute=False,
-              help="the value key c clamps the cursor unit to (choose it with +/-)"),
+              help="the value key k clamps the cursor unit to (choose it with +/-)"),
     ParamSpec("from_step", "forced from step", "int", 0, 0, 60, 1, recompute=False,
               help="the first step keys a and c force (0 reads <s>)"),
 )  # fmt: skip

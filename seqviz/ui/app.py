@@ -131,7 +131,7 @@ class SeqvizApp(App[None]):
         Binding("q", "quit", "quit"),
         # interventions (inside and gates scenes): ablate, clamp the cursor unit; clear
         Binding("a", "view('force', 0)", "ablate unit", show=False),
-        Binding("c", "view('force', 1)", "clamp unit", show=False),
+        Binding("k", "view('force', 1)", "clamp unit", show=False),  # c: a demo's captions
         Binding("x", "view('clear_forced')", "clear forced units", show=False),
         *(Binding(str(i), f"scene({i})", f"scene {i}", show=False) for i in range(1, 10)),
         Binding("0", "scene(10)", "scene 10", show=False),  # 0 after 9, as on the keyboard

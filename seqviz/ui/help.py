@@ -26,6 +26,7 @@ KEYS = (
     ("m", "maximise the panel under the mouse (else the first) for a projector; m restores"),
     ("s / e", "save an SVG screenshot / this scene's traces (.npz) into ./seqviz-shots"),
     ("y", "show and copy the state string that reopens this screen (seqviz --state)"),
+    ("a / k / x", "inside and gates scenes: ablate / clamp the cursor unit, clear forced units"),
     ("?", "this help"),
     ("q", "quit"),
 )
