@@ -6,6 +6,8 @@ import argparse
 import math
 
 from seqviz.limits import (
+    BEAM_WIDTH,
+    LENGTH_ALPHA,
     MAX_LEN,
     MAX_SAMPLES,
     MAX_WIDTH,
@@ -31,10 +33,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--list-models", action="store_true", help="list the shipped models and exit")
     p.add_argument("--prompt", default="", help="text the decoder continues (default: none)")
     p.add_argument("--strategy", choices=("greedy", "beam", "sample"), default="beam")
-    p.add_argument("--width", type=int_option(1, MAX_WIDTH), default=3,
-                   help=f"beam width (default 3, at most {MAX_WIDTH})")  # fmt: skip
-    p.add_argument("--alpha", type=float_option(-100, 100), default=0.0,
-                   help="length normalisation exponent")  # fmt: skip
+    p.add_argument("--width", type=int_option(1, MAX_WIDTH), default=BEAM_WIDTH,
+                   help=f"beam width (default {BEAM_WIDTH}, as in the app; at most "
+                   f"{MAX_WIDTH})")  # fmt: skip
+    p.add_argument("--alpha", type=float_option(-100, 100), default=LENGTH_ALPHA,
+                   help=f"length normalisation exponent: rank by logP / t^alpha (default "
+                   f"{LENGTH_ALPHA:g}, the chapter's, as in the app; 0 is plain)")  # fmt: skip
     p.add_argument(
         "--keep-live",
         action="store_true",
