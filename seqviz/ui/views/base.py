@@ -239,11 +239,20 @@ class SceneView(Vertical):
     }
     """
 
+    CITED_PLOTS: tuple[str, ...] = ()
+    """Ids of the plots this scene's captions talk about: they get the room first, and
+    `seqviz demo --check` fails a step where one of them is shown with fewer than 6 rows (one
+    that the scene's mode hides is not checked)."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.result: Any = None
         self.values: Any = None
         self.frame = 0
+
+    def cited_plots(self) -> tuple[str, ...]:
+        """CITED_PLOTS, for the mode on screen (a view whose modes show other plots says so)."""
+        return self.CITED_PLOTS
 
     def show_result(self, result: Any) -> None:
         self.result = result

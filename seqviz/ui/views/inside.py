@@ -47,6 +47,8 @@ def knows_from(probs: dict[str, np.ndarray], right: str | None, subject: int | N
 class InsideView(SceneView):
     """Frame t shows the first t words read; the saliency row of the target step is marked."""
 
+    CITED_PLOTS = ("pred-plot",)  # what the captions talk about (see SceneView)
+
     SCOPED_CSS = False  # its rules follow the screen size classes (-compact)
 
     DEFAULT_CSS = """

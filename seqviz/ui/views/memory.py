@@ -29,6 +29,8 @@ def memory_value(h: float) -> str:
 class MemoryView(SceneView):
     """Frame t shows the first t steps of both trajectories and of the decay curve."""
 
+    CITED_PLOTS = ("traj-plot",)  # what the captions talk about (see SceneView)
+
     SCOPED_CSS = False  # its rules follow the screen size classes (-compact)
 
     DEFAULT_CSS = """

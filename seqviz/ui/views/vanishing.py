@@ -47,6 +47,8 @@ LINEAR_SHORT = "No squashing: states grow or fade with rho"
 class VanishingView(SceneView):
     """Forward pass fills the heatmap (frames 1..T), then the gradient travels back (T+1..2T)."""
 
+    CITED_PLOTS = ("grad-plot",)  # what the captions talk about (see SceneView)
+
     SCOPED_CSS = False  # its rules follow the screen size classes (-compact)
 
     DEFAULT_CSS = """
