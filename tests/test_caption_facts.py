@@ -46,3 +46,31 @@ def test_words_after_a_word_are_counted_right(name):
 
 def test_the_decoding_demo_states_a_count():
     assert word_counts("decoding"), "the check above would pass vacuously"
+
+
+@pytest.mark.parametrize(
+    "values",
+    [{"forget_bias": 2.0}, {"forget_bias": -2.0, "w": 1.2}, {"forget_bias": 10.0, "w": 0.5}],
+)
+async def test_the_memory_caption_states_what_the_readout_shows(make_app, values):
+    """One fixed sentence said the LSTM's c 'decays slowly' and the RNN 'sticks near 1 (large
+    w)' while the readout showed c = 3.30e-06 (forget bias 2) or c = 3.38e-92 and h = 0.659
+    (forget bias -2, w 1.2). The caption now states the final values shown."""
+    import re
+
+    from seqviz.ui.export import screen_text
+
+    app = make_app("memory", values)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.until_ready()
+        app.end()
+        await pilot.pause()
+        text = " ".join(screen_text(app).split())
+        caption = app.query_one("#traj-panel").query_one(".caption-long").render()
+    caption = " ".join(str(caption).split())
+    shown_c = re.search(r"LSTM f = [0-9.]+ c = (\S+)", text).group(1)
+    shown_h = re.search(r"RNN w = [0-9.]+ h = (\S+)", text).group(1)
+    assert f"the LSTM's c is {shown_c}" in caption and f"the RNN's h is {shown_h}" in caption
+    assert "decays slowly" not in caption and "(large w)" not in caption
+    fading = float(shown_c) < 0.01
+    assert (f"c is {shown_c} (faded)" in caption) == fading, caption
