@@ -74,3 +74,28 @@ async def test_the_memory_caption_states_what_the_readout_shows(make_app, values
     assert "decays slowly" not in caption and "(large w)" not in caption
     fading = float(shown_c) < 0.01
     assert (f"c is {shown_c} (faded)" in caption) == fading, caption
+
+
+async def test_the_seq2seq_verb_caption_states_where_the_verb_row_peaks(make_app):
+    """'The verb is written last but read from the middle' stood under a verb row that peaked
+    on another word ('casan' -> 'dog' 0.999). The caption names the word the row peaks on."""
+    import numpy as np
+
+    app = make_app("seq2seq")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.until_ready()
+        app.end()
+        await pilot.pause()
+        r = app.result
+        caption = str(app.query_one("#attn-panel").query_one(".caption-long").render())
+    caption = " ".join(caption.split())
+    assert "read from the middle" not in caption
+    verb_rows = [t for t, w in enumerate(r.output) if w.endswith(("a", "an")) and w != "</s>"
+                 and any(w[:-1].startswith(s) or w[:-2].startswith(s)
+                         for s in ("vid", "cas", "sat", "kon", "trov", "sekv", "dorm", "kur",
+                                   "atend"))]  # fmt: skip
+    assert verb_rows, r.output
+    t = verb_rows[-1]
+    peak = int(np.argmax(r.attn[t]))
+    assert f"The verb {r.output[t]!r}" in caption
+    assert f"peaks on {r.source[peak]!r} ({r.attn[t, peak]:.3f})" in caption, caption
