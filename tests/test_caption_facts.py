@@ -99,3 +99,23 @@ async def test_the_seq2seq_verb_caption_states_where_the_verb_row_peaks(make_app
     peak = int(np.argmax(r.attn[t]))
     assert f"The verb {r.output[t]!r}" in caption
     assert f"peaks on {r.source[peak]!r} ({r.attn[t, peak]:.3f})" in caption, caption
+
+
+async def test_the_inside_scene_opens_at_the_verb(make_app):
+    """It opened after the last word, where every verb's probability read 0.000 and 'are' was
+    rank 4; it opens where the model chooses the verb: every word before it read."""
+    from seqviz.ui.export import screen_text
+
+    app = make_app("inside")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.until_ready()
+        await pilot.pause()
+        r = app.result
+        words = list(r.words)
+        assert app.frame == words.index("are") < app.n_frames
+        text = " ".join(screen_text(app).split())
+        assert "read 6/8 words: 'the keys to the cabinet'" in text, text[-400:]
+        assert r.rank[app.frame - 1] == 1  # 'are' is the likeliest next word here
+        app.end()  # the End key still shows the whole sentence
+        await pilot.pause()
+        assert app.frame == app.n_frames == len(words)
