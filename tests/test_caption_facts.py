@@ -119,3 +119,21 @@ async def test_the_inside_scene_opens_at_the_verb(make_app):
         app.end()  # the End key still shows the whole sentence
         await pilot.pause()
         assert app.frame == app.n_frames == len(words)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (160, 50)])
+async def test_the_vanishing_readout_caption_describes_the_columns_shown(make_app, size):
+    """At 120x40 the readout showed only this run's column while its caption described the
+    lesson's rho 0.8/1.0/1.2 columns (and was cut: '... draw 2 at')."""
+    app = make_app("vanishing")
+    async with app.run_test(size=size) as pilot:
+        await app.until_ready()
+        await pilot.pause()
+        await pilot.pause()
+        readout = "".join(seg.text for seg in app.query_one("#readout").render_line(0)._segments)
+        caption = str(app.query_one("#readout-panel").query_one(".caption-long").render())
+    has_lesson_columns = "rho 0.8" in readout
+    assert ("the lesson's runs (d=64" in " ".join(caption.split())) == has_lesson_columns, (
+        readout,
+        caption,
+    )
