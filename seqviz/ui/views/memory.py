@@ -51,7 +51,7 @@ def captions(result: Any) -> tuple[str, str]:
     if np.isfinite(h) and np.isfinite(c) and abs(c) > abs(h) * 10 and abs(c) >= 0.01:
         long += " The cell keeps the pulse far better."
     short = (
-        f"after {T}: RNN h {memory_value(h)}, LSTM c {memory_value(c)} (f^t, f={result.forget:.3f})"
+        f"after {T}: RNN h {memory_value(h)}, LSTM c {memory_value(c)} (f = {result.forget:.3f})"
     )
     return long, short
 
