@@ -162,12 +162,6 @@ class Seq2SeqView(SceneView):
     .-compact Seq2SeqView #curve-panel {
         display: none;
     }
-    /* Compact panels have no side borders: a rule and a blank column keep the teacher-forcing
-       table and the attention panel apart (at 80x24 they ran into each other). */
-    .-compact Seq2SeqView #attn-panel {
-        border-left: solid $primary 60%;
-        padding-left: 1;
-    }
     """
 
     def compose(self) -> ComposeResult:
