@@ -137,3 +137,27 @@ async def test_the_vanishing_readout_caption_describes_the_columns_shown(make_ap
         readout,
         caption,
     )
+
+
+@pytest.mark.parametrize("scene", ["inside", "gates", "vanishing", "decoding"])
+async def test_panel_captions_show_whole_or_their_short_form(make_app, scene):
+    """At 120x40 the inside scene's prediction caption was cut mid-sentence ('...the model knows
+    the'): a caption that does not fit its three rows gives way to its short form."""
+    from seqviz.ui.compat_textual import static_height
+    from seqviz.ui.views.base import Caption, Panel
+
+    app = make_app(scene)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.until_ready()
+        for _ in range(4):
+            await pilot.pause()
+        checked = 0
+        for panel in app.query(Panel):
+            caption = panel.query(".caption-long").first(Caption)
+            width = caption.content_region.width
+            if not caption.display or not panel.display or width <= 0 or not caption.text:
+                continue
+            needed = static_height(caption, caption.text, width)
+            assert needed <= caption.content_region.height, (panel.id, caption.text, width)
+            checked += 1
+        assert checked
