@@ -87,32 +87,31 @@ ATTN_CAPTION = (
 )
 
 
-def verb_caption(result: Any) -> str:
-    """ATTN_CAPTION and where the target verb's attention row peaks, computed from the rows
-    shown ("The verb is written last but read from the middle" was said of a row that peaked
-    on another word)."""
+def verb_caption(result: Any) -> tuple[str, str]:
+    """(long, short) captions: what a row is, and where the target verb's attention row peaks,
+    computed from the rows shown ("The verb is written last but read from the middle" was said
+    of a row that peaked on another word)."""
     from seqviz.tasks.translation import INTRANSITIVE, TRANSITIVE
 
     attn, out, src = result.attn, list(result.output), list(result.source)
     stems = (*TRANSITIVE.values(), *INTRANSITIVE.values())
     verbs = [t for t, w in enumerate(out) if any(w in (s + "a", s + "an") for s in stems)]
-    if attn is None or not verbs or not src:
-        return ATTN_CAPTION
+    if attn is None or not verbs or not src or not np.all(np.isfinite(attn[verbs[-1]])):
+        return ATTN_CAPTION, ATTN_SHORT
     t = verbs[-1]
     row = attn[t]
-    if not np.all(np.isfinite(row)):
-        return ATTN_CAPTION
     peak = int(np.argmax(row))
-    where = "written last" if t == len([w for w in out if w != "</s>"]) - 1 else "written"
-    text = f"{ATTN_CAPTION} The verb {out[t]!r} is {where}; its row peaks on {src[peak]!r} "
-    text += f"({row[peak]:.3f})"
+    last = " (written last)" if t == len([w for w in out if w != "</s>"]) - 1 else ""
+    fact = f"The verb {out[t]!r}{last} peaks on {src[peak]!r} ({row[peak]:.3f})"
+    short = f"verb {out[t]!r} → {src[peak]!r} {row[peak]:.3f}"
     source_verbs = [j for j, w in enumerate(src) if w in TRANSITIVE or w in INTRANSITIVE]
     if source_verbs and source_verbs[0] != peak:
         j = source_verbs[0]
-        text += f", the source verb {src[j]!r} gets {row[j]:.3f}"
+        fact += f"; the source verb {src[j]!r} gets {row[j]:.3f}"
+        short += f", {src[j]!r} {row[j]:.3f}"
     elif source_verbs:
-        text += ", the source verb itself"
-    return text + "."
+        fact += ", the source verb itself"
+    return f"Rows: where the decoder looked for each word. {fact}.", short
 
 
 ATTN_SHORT = "where each output word looked in the source"
@@ -215,7 +214,7 @@ class Seq2SeqView(SceneView):
         panel = self.query_one("#attn-panel", Panel)
         if getattr(result, "attention_model", True):
             panel.border_title = "attention: one row per output word, one column per source word"
-            panel.set_caption(verb_caption(result), ATTN_SHORT)
+            panel.set_caption(*verb_caption(result))
         else:  # the bottleneck model has no attention rows to show
             panel.border_title = "no attention: the single context c = h_T"
             panel.set_caption(CONTEXT_CAPTION, CONTEXT_SHORT)
