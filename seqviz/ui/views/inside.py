@@ -139,7 +139,7 @@ class InsideView(SceneView):
                 PlotLegend(id="sat-legend"),
                 ScatterPlot(xlabel="x: share < 0.1    y: share > 0.9", id="sat-plot"),
                 Readout(id="sat-readout"),
-                short="gates near 0 (x) or 1 (y)",
+                short="gates below 0.1 (x) or above 0.9 (y)",
                 id="sat-panel", classes="inside-panel",
             )  # fmt: skip
 
