@@ -26,7 +26,7 @@ def test_screenshot_writes_a_valid_svg_of_the_scene(tmp_path, capsys):
     assert capsys.readouterr().out.strip() == str(out)
     text = svg_text(out)
     assert "seqviz · Memory" in text  # the window title names the scene
-    assert "2 Memory" in text  # the scene bar
+    assert "2 memory" in text  # the scene bar (short names: the titles do not all fit at 160)
     assert "c = 0.942" in text and "b_f=10" in text  # the values reached the scene
     assert "t = 100/100" in text  # by default the last frame
     assert [p.name for p in tmp_path.iterdir()] == ["memory.svg"]  # no temp file left behind
