@@ -222,3 +222,17 @@ def test_many_samples_histogram(decode):
     )
     unigrams = [w for s in data["samples"] for w in s["tokens"]]
     assert math.isclose(h["distinct_n"]["1"], len(set(unigrams)) / len(unigrams))
+
+
+def test_defaults_are_the_apps_and_the_chapters(decode):
+    """`seqviz decode` with no options searches as the decoding scene opens: width 2 and the
+    chapter's length normalisation alpha 0.6 (it used width 3, alpha 0)."""
+    from seqviz.scenes import get_scene
+
+    scene = get_scene("decoding").defaults()
+    assert (scene.width, scene.alpha) == (2, 0.6)
+    code, out, _ = decode("--json")
+    _, plain, _ = decode("--width", "2", "--alpha", "0.6", "--json")
+    assert code == 0 and out == plain
+    _, out3, _ = decode("--width", "3", "--alpha", "0", "--json")
+    assert out3 != out  # the old defaults give another answer: the check can fail

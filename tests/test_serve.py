@@ -22,6 +22,12 @@ def test_serve_answers_on_loopback_and_stops_cleanly():
     # No web font service: a classroom without internet gets the same page.
     assert "googleapis" not in served.body and "gstatic" not in served.body
     assert "https://" not in served.body.split("<body")[0]
+    import re  # every address the page loads is this server's own (the font included)
+
+    loads = re.findall(r"""(?:url\(\s*["']?|href\s*=\s*["']|src\s*=\s*["'])(https?://[^"')\s>]+)""",
+                       served.body)  # fmt: skip
+    assert loads and all(u.startswith(f"http://127.0.0.1:{served.port}/") for u in loads), loads
+    assert "RobotoMono" in served.body
 
 
 def test_serve_rejects_bad_port(capsys):

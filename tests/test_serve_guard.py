@@ -147,3 +147,25 @@ def test_binding_everywhere_warns_and_serves_the_address_the_browser_used():
     out = proc.stdout.read().decode()
     assert "warning: listening on 0.0.0.0" in err and "Traceback" not in err
     assert "http://:" not in out and "http://0.0.0.0" not in out
+
+
+def test_the_served_page_takes_its_font_from_this_server_not_a_web_service():
+    """textual-serve's page links Roboto Mono from a web font service; offline the terminal lost
+    it. The link goes, and a local @font-face names the machine's font, else the copy
+    textual-serve ships in the static folder this server serves."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import textual_serve
+
+    from seqviz.commands.serve_guard import SHIPPED_FONT, offline_page
+
+    static = "http://127.0.0.1:8000/static/"
+    page = (f'<head><link rel="stylesheet" href="{static}css/xterm.css" />\n'
+            '<link rel="stylesheet" href="https://fonts.googleapis.com/css?family=Roboto%20Mono"'
+            ' />\n<style>.intro { font-family: "Roboto Mono", monospace; }</style>')  # fmt: skip
+    served = offline_page(SimpleNamespace(text=page)).text
+    assert "googleapis" not in served and "https://" not in served
+    assert f'url("{static}{SHIPPED_FONT}")' in served and 'local("Roboto Mono")' in served
+    shipped = Path(textual_serve.__file__).parent / "static" / SHIPPED_FONT
+    assert shipped.is_file()  # the file that URL serves

@@ -7,6 +7,8 @@ import math
 from typing import Any
 
 from seqviz.limits import (
+    BEAM_WIDTH,
+    LENGTH_ALPHA,
     MAX_LEN,
     MAX_SAMPLES,
     MAX_WIDTH,
@@ -38,10 +40,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="exact search: most prefixes expanded (default 20,000)")  # fmt: skip
     p.add_argument("--penalty", choices=("plain", "google"), default="plain",
                    help="logP/|y|^alpha or Google's ((5+|y|)/6)^alpha")  # fmt: skip
-    p.add_argument("--width", type=int_option(1, MAX_WIDTH), default=3,
-                   help=f"beam width (default 3, at most {MAX_WIDTH})")  # fmt: skip
-    p.add_argument("--alpha", type=float_option(-100, 100), default=0.0,
-                   help="length normalisation exponent")  # fmt: skip
+    p.add_argument("--width", type=int_option(1, MAX_WIDTH), default=BEAM_WIDTH,
+                   help=f"beam width (default {BEAM_WIDTH}, as in the app; at most "
+                   f"{MAX_WIDTH})")  # fmt: skip
+    p.add_argument("--alpha", type=float_option(0, 100), default=LENGTH_ALPHA,
+                   help=f"length normalisation exponent: rank by logP / t^alpha (default "
+                   f"{LENGTH_ALPHA:g}, the chapter's, as in the app; 0 is plain)")  # fmt: skip
     p.add_argument(
         "--keep-live",
         action="store_true",

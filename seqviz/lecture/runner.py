@@ -206,6 +206,7 @@ class DemoApp(SeqvizApp):
 
 
 SIZES = ((100, 30), (120, 40), (160, 50))  # the sizes a lecture hall uses; --check runs all three
+MIN_PLOT_ROWS = 6  # a plot a caption talks about, at every size --check runs
 
 # A cited number: a decimal (0.73) or e-notation (3.2e-17); bare integers are counts and settings.
 CITED = re.compile(r"(?<![\w.])-?(?:\d+\.\d+(?:e[-+]?\d+)?|\d+e[-+]?\d+)(?![\w.]*\d)")
@@ -256,9 +257,52 @@ def _lines_without_banner(app: Any) -> list[str]:
     return [normalize(line) for i, line in enumerate(lines) if i not in hidden]
 
 
+def caption_rows(app: Any) -> tuple[int, int]:
+    """(rows the step's caption needs at the banner's width, rows the banner shows)."""
+    from rich.console import Console
+
+    banner = app.banner
+    width = banner.content_region.width
+    if width <= 0:
+        return (1, 0)
+    console = Console(width=width, color_system=None)
+    needed = len(app.banner_text().wrap(console, width))
+    return needed, banner.content_region.height
+
+
+def layout_problems(app: Any) -> list[str]:
+    """What a lecture hall would not see whole: the caption cut, the tab bar cut, a plot a
+    caption talks about squeezed below MIN_PLOT_ROWS rows."""
+    from seqviz.scenes import scene_titles
+    from seqviz.ui.widgets.scenebar import APP_NAME, SceneTabs
+
+    problems = []
+    needed, shown = caption_rows(app)
+    if needed > shown:
+        problems.append(f"the caption needs {needed} rows, the banner shows {shown}: it is cut")
+    tabs = app.query_one(SceneTabs)
+    labels = "".join(tabs.labels)
+    numbers = [int(n) for n in re.findall(r"(?<!\S)(\d+)(?= |$)", labels)]
+    if (tabs.region.width < len(APP_NAME) + len(labels) or tabs.region.right > app.size.width
+            or numbers != list(range(1, len(scene_titles()) + 1))):  # fmt: skip
+        problems.append("the tab bar is cut: not every scene number shows")
+    view = getattr(app, "_view", None)
+    for plot_id in view.cited_plots() if view is not None else ():
+        found = view.query(f"#{plot_id}")
+        plot = found.first() if found else None
+        if plot is None or not all(w.display for w in (plot, *plot.ancestors)):
+            continue  # this mode of the scene does not show it (its step talks of another)
+        rows = plot.region.height
+        if rows < MIN_PLOT_ROWS:
+            problems.append(f"the plot #{plot_id}, which the captions talk about, has {rows} rows "
+                            f"(at least {MIN_PLOT_ROWS})")  # fmt: skip
+    return problems
+
+
 async def check_demo(demo: Demo, sizes: Any = SIZES) -> list[str]:
     """Run every step headless at each size and return what went wrong: errors, expected text not
-    shown, and numbers the caption cites that the screen does not show."""
+    shown, numbers the caption cites that the screen does not show, and what is not seen whole
+    (layout_problems: the caption, the tab bar, the plots the captions talk about)."""
     if isinstance(sizes, tuple) and len(sizes) == 2 and isinstance(sizes[0], int):
         sizes = (sizes,)  # one (width, height)
     problems: list[str] = []
@@ -296,6 +340,7 @@ async def _check_at(demo: Demo, size: tuple[int, int], label: bool) -> list[str]
                 if not is_visible(number, shown):
                     problems.append(f"{where}: the caption cites {number}, the screen does not "
                                     "show it")  # fmt: skip
+            problems.extend(f"{where}: {problem}" for problem in layout_problems(app))
         problems.extend(f"{e}{at}" for e in app.step_errors)
     return problems
 

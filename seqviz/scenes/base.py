@@ -208,6 +208,9 @@ class Scene:
     speed: float | None = None
     """Optional: frames per second this scene plays at until the user picks a speed (None: the
     app's default), for scenes whose frames each carry a lot to read."""
+    opening_frame: Callable[[Any], int | None] | None = None
+    """Optional: result -> the frame a new result opens on while the cursor follows the end
+    (None: the last frame), e.g. the inside scene's verb, where the model's choice is visible."""
     values_class: type = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -10,6 +10,7 @@ from types import MappingProxyType, SimpleNamespace
 from typing import Any
 
 from seqviz import models
+from seqviz.limits import BEAM_WIDTH, LENGTH_ALPHA
 from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene, SelectHook
 
@@ -23,9 +24,9 @@ MODEL_LABELS = {
 }
 
 SPECS = (
-    ParamSpec("width", "beam width", "int", 2, 1, 16, 1,
+    ParamSpec("width", "beam width", "int", BEAM_WIDTH, 1, 16, 1,
               help="hypotheses kept per step; 1 is greedy"),
-    ParamSpec("alpha", "length norm alpha", "float", 0.6, 0.0, 2.0, 0.1,
+    ParamSpec("alpha", "length norm alpha", "float", LENGTH_ALPHA, 0.0, 2.0, 0.1,
               help="finished hypotheses rank by logP / t^alpha (the chapter's 0.6); 0 is plain"),
     ParamSpec("max_len", "max length", "int", 10, 1, 40, 1,
               help="most tokens generated, </s> included (the lesson's code uses 6)"),

@@ -169,6 +169,12 @@ def frames(result: InsideResult) -> int:
     return result.T
 
 
+def opening_frame(result: InsideResult) -> int | None:
+    """The frame that has read every word before the verb: the readout then shows the
+    probabilities of the verbs, the model's choice (after the verb they are all about 0)."""
+    return result.verb
+
+
 def traces(result: InsideResult) -> dict[str, Any]:
     """Each model's core trace reading the sentence (for the .npz export)."""
     from seqviz.core import trace
@@ -190,4 +196,5 @@ SCENE = Scene(
     frames=frames,
     view="seqviz.ui.views.inside:InsideView",
     traces=traces,
+    opening_frame=opening_frame,
 )

@@ -695,6 +695,9 @@ class SeqvizApp(App[None]):
             if self._kernel_status is not None:
                 self.call_after_refresh(self._kernel_status.first_paint)
         self.playback.set_frames(self.scene.frames(message.result))
+        opening = self.scene.opening_frame and self.scene.opening_frame(message.result)
+        if opening and self.playback.follow_end:  # a scene's own first frame (inside: the verb)
+            self.playback.frame = min(opening, self.playback.n_frames)
         if self._frozen_at is None:
             self.call_after_refresh(self._freeze_heap)
         with self.batch_update():

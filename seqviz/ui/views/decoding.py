@@ -121,6 +121,8 @@ class Sized(DirectLines, Widget):
 class DecodingView(SceneView):
     """Frames 2s-1 and 2s show search step s scored and then decided (see scenes.decoding)."""
 
+    CITED_PLOTS = ("tree",)  # what the captions talk about (see SceneView)
+
     SCOPED_CSS = False  # its rules follow the screen size classes (-compact, -tiny)
 
     DEFAULT_CSS = """

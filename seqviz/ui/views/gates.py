@@ -146,6 +146,7 @@ class GatesView(ForceActions, SceneView):
                              CurvePlot(log_y=False, blocks=True, id="unit-states"),
                              classes="unit-plot-col"),
                 ),
+                short="the cursor unit: gates (left), candidate and states (right)",
                 id="unit-panel",
             )  # fmt: skip
             yield Panel(

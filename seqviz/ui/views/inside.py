@@ -63,11 +63,20 @@ def contrast_line(c: Any) -> str:
 class InsideView(ForceActions, SceneView):
     """Frame t shows the first t words read; the saliency row of the target step is marked."""
 
+    CITED_PLOTS = ("pred-plot",)  # what the captions talk about (see SceneView)
+    PANEL_PLOTS = {"pred-panel": ("pred-plot",), "units-panel": ("units-map",),
+                   "sat-panel": ("sat-plot",)}  # fmt: skip
+
     SCOPED_CSS = False  # its rules follow the screen size classes (-compact)
 
     DEFAULT_CSS = """
     InsideView .inside-row {
-        height: 1fr;
+        height: 2fr;
+    }
+    /* The chosen panel's row (the one the step talks about) gets the rows first: at 120x40
+       the prediction plot had 5. */
+    InsideView .inside-row.-has-chosen {
+        height: 3fr;
     }
     InsideView #sal-panel {
         width: 2fr;
@@ -149,7 +158,7 @@ class InsideView(ForceActions, SceneView):
                 PlotLegend(id="sat-legend"),
                 ScatterPlot(xlabel="x: share < 0.1    y: share > 0.9", id="sat-plot"),
                 Readout(id="sat-readout"),
-                short="gates near 0 (x) or 1 (y)",
+                short="gates below 0.1 (x) or above 0.9 (y)",
                 id="sat-panel", classes="inside-panel",
             )  # fmt: skip
             yield Panel(
@@ -162,6 +171,12 @@ class InsideView(ForceActions, SceneView):
                 short="accuracy per attractor count",
                 id="att-panel", classes="inside-panel",
             )  # fmt: skip
+
+    def cited_plots(self) -> tuple[str, ...]:
+        """The plot of the chosen panel (the one the step talks about)."""
+        for panel in self.query(".inside-panel.-chosen"):
+            return self.PANEL_PLOTS.get(panel.id or "", ())
+        return self.CITED_PLOTS
 
     # --- results -------------------------------------------------------------------------------
     def show_result(self, result: Any) -> None:

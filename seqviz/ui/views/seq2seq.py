@@ -88,9 +88,37 @@ def _rows_for(d: int, lines: int) -> np.ndarray:
 
 
 ATTN_CAPTION = (
-    "Each row is where the decoder looked while writing that word; the current row is "
-    "marked. The verb is written last but read from the middle."
+    "Each row is where the decoder looked while writing that word; the current row is marked."
 )
+
+
+def verb_caption(result: Any) -> tuple[str, str]:
+    """(long, short) captions: what a row is, and where the target verb's attention row peaks,
+    computed from the rows shown ("The verb is written last but read from the middle" was said
+    of a row that peaked on another word)."""
+    from seqviz.tasks.translation import INTRANSITIVE, TRANSITIVE
+
+    attn, out, src = result.attn, list(result.output), list(result.source)
+    stems = (*TRANSITIVE.values(), *INTRANSITIVE.values())
+    verbs = [t for t, w in enumerate(out) if any(w in (s + "a", s + "an") for s in stems)]
+    if attn is None or not verbs or not src or not np.all(np.isfinite(attn[verbs[-1]])):
+        return ATTN_CAPTION, ATTN_SHORT
+    t = verbs[-1]
+    row = attn[t]
+    peak = int(np.argmax(row))
+    last = " (written last)" if t == len([w for w in out if w != "</s>"]) - 1 else ""
+    fact = f"The verb {out[t]!r}{last} peaks on {src[peak]!r} ({row[peak]:.3f})"
+    short = f"verb {out[t]!r} → {src[peak]!r} {row[peak]:.3f}"
+    source_verbs = [j for j, w in enumerate(src) if w in TRANSITIVE or w in INTRANSITIVE]
+    if source_verbs and source_verbs[0] != peak:
+        j = source_verbs[0]
+        fact += f"; the source verb {src[j]!r} gets {row[j]:.3f}"
+        short += f", {src[j]!r} {row[j]:.3f}"
+    elif source_verbs:
+        fact += ", the source verb itself"
+    return f"Rows: where the decoder looked for each word. {fact}.", short
+
+
 ATTN_SHORT = "where each output word looked in the source"
 CONTEXT_CAPTION = (
     "This model has no attention: every output word is decoded from the one context "
@@ -191,7 +219,7 @@ class Seq2SeqView(SceneView):
         panel = self.query_one("#attn-panel", Panel)
         if getattr(result, "attention_model", True):
             panel.border_title = "attention: one row per output word, one column per source word"
-            panel.set_caption(ATTN_CAPTION, ATTN_SHORT)
+            panel.set_caption(*verb_caption(result))
         else:  # the bottleneck model has no attention rows to show
             panel.border_title = "no attention: the single context c = h_T"
             panel.set_caption(CONTEXT_CAPTION, CONTEXT_SHORT)
