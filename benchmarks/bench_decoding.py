@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from seqviz.models.benchmark import bench_decoding, format_report
+from seqviz.bench.decoding import bench_decoding, format_report
 
 
 def main(argv: list[str] | None = None) -> int:

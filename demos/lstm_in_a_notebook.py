@@ -51,7 +51,7 @@ from seqviz import models  # noqa: E402
 lm = models.load("agreement")
 plural = lm.trace("the keys to the cabinet in the hallway")
 singular = lm.trace("the key to the cabinet in the hallway")
-gap = plural.h[-1] - singular.h[-1]  # last state: seven words after the subject
+gap = plural.h[-1] - singular.h[-1]  # last state: six words after the subject
 units = np.argsort(-np.abs(gap))[:3]
 print(
     "units that still remember the subject's number:",

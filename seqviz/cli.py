@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 COMMAND_MODULES: tuple[str, ...] = (
     "seqviz.commands.run",
     "seqviz.commands.export",
+    "seqviz.commands.export_torch",
     "seqviz.commands.bench",
     "seqviz.commands.serve",
     "seqviz.commands.decode",
@@ -33,6 +34,10 @@ COMMAND_MODULES: tuple[str, ...] = (
     "seqviz.commands.demo",
     "seqviz.commands.screenshot",
     "seqviz.commands.units",
+    "seqviz.commands.models",
+    "seqviz.commands.ngram",
+    "seqviz.commands.state",
+    "seqviz.commands.ablate",
 )
 
 
@@ -82,6 +87,13 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
     weights = parser.add_argument(
         "--weights", help="open the gates scene on a saved model (.pt or .npz)"
     )
+    vocab = parser.add_argument(
+        "--vocab", help="the vocabulary of a whole PyTorch LM given as --weights"
+    )
+    state = parser.add_argument(
+        "--state",
+        help="open the screen a state string (or an SVG screenshot) names; see `seqviz state`",
+    )
     if not commands:
         return parser
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -89,7 +101,7 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
         importlib.import_module(name).register(sub)
     # A command's own --scene/--set (screenshot's) replaces these in the parsed result, and the
     # other commands ignore them: each one given before a command is noted, to be refused.
-    for action in (scene, settings, weights):
+    for action in (scene, settings, weights, vocab, state):
         action.__class__ = _noting(type(action))
     return parser
 
@@ -106,7 +118,7 @@ def _noting(action: Any) -> type:
 
 
 def _refuse_options_before(parser: argparse.ArgumentParser, args: Any) -> None:
-    """UsageError if --scene, --set or --weights came before a command: they open the app."""
+    """UsageError if an option of the app (--scene, --set, --weights, ...) came before a command."""
     given = getattr(args, "before_command", None)
     if not (given and getattr(args, "command", None)):
         return
@@ -134,7 +146,8 @@ def _app_args(argv: Sequence[str] | None) -> Any:
     Anything else (a command, --help, a bad option) goes to the full parser, which words it.
     """
     if not (sys.argv[1:] if argv is None else argv):
-        return SimpleNamespace(scene=None, settings=[], weights=None)  # the parser's defaults
+        # the parser's defaults
+        return SimpleNamespace(scene=None, settings=[], weights=None, vocab=None, state=None)
     try:
         args, rest = build_parser(commands=False).parse_known_args(argv)
     except UsageError:

@@ -10,7 +10,7 @@ from typing import Any
 
 # The maximums are chosen for a 2-core, 24 GB machine shared with a projector: every refused
 # input must be refused before an allocation, and every accepted one must finish in seconds to a
-# minute with at most a few GB. README "Limits" lists them; tests/test_limits.py checks each.
+# minute with at most a few GB. docs/limits.md lists them; tests/test_limits.py checks each.
 MiB = 1 << 20
 MAX_SESSIONS = 32  # `serve --max-sessions`: each browser session is ~2 processes, ~200 MB
 DEFAULT_SESSIONS = 4
@@ -21,6 +21,10 @@ MAX_LAYERS = 16  # stacked layers
 MAX_MODEL_FLOATS = 25_000_000  # weights of one trained model; Adam keeps 3 more copies
 MAX_TRACE_FLOATS = 50_000_000  # T x 4d floats kept by one trace (~400 MB per array family)
 MAX_WIDTH = 100  # beam width
+# The chapter's beam search settings: the defaults of both the decoding scene and `seqviz decode`
+# (two hypotheses per step; length normalisation by t^alpha, "typically alpha = 0.6").
+BEAM_WIDTH = 2
+LENGTH_ALPHA = 0.6
 MAX_SAMPLES = 10_000  # decode --samples
 MAX_SAMPLE_TOKENS = 1_000_000  # samples x max-len of one decode run
 MAX_LEN = 1_000  # decode --max-len, run beam --max-len

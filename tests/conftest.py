@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -12,6 +16,17 @@ from hypothesis import HealthCheck, settings
 # a test through Hypothesis' deadline or its too-slow health check.
 settings.register_profile("seqviz", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("seqviz")
+
+# User models (`seqviz models add`) live under XDG_DATA_HOME: tests see none of the tester's own.
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="seqviz-test-data-")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Run across processes (pytest-xdist), compile every kernel into Numba's on-disk cache once,
+    before the workers start: each worker then loads them instead of compiling the same kernels
+    side by side."""
+    if getattr(config, "workerinput", None) is None and config.getoption("numprocesses", None):
+        subprocess.run([sys.executable, "-m", "seqviz.scenes.warm"], check=True)
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from seqviz import bench
+from seqviz.bench import traces as bench
 from seqviz.core import Params, trace
 
 
@@ -55,3 +55,23 @@ def test_bench_decoding_reports_a_width_8_step_side_by_side(capsys):
     assert r["numpy_model_step_ratio"] == pytest.approx(
         r["numpy_model_step_ms"] / r["seqviz_model_step_ms"]
     )
+
+
+def test_seqviz_bench_runs_the_trace_benchmark_module_that_exists(monkeypatch):
+    """`seqviz bench` starts a fresh interpreter on the benchmark module by name: that name
+    must be the module in seqviz.bench, and it must run as a script."""
+    import subprocess
+    import sys
+
+    from seqviz.cli import main
+
+    started = []
+    monkeypatch.setattr(subprocess, "run", lambda argv, **kw: started.append(argv)
+                        or subprocess.CompletedProcess(argv, 0))  # fmt: skip
+    assert main(["bench", "--quick"]) == 0
+    argv = started[0]
+    assert argv[1:3] == ["-m", "seqviz.bench.traces"] and "--quick" in argv
+    monkeypatch.undo()
+    out = subprocess.run([sys.executable, "-m", "seqviz.bench.traces", "--help"],
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert out.returncode == 0 and "usage: python -m seqviz.bench.traces" in out.stdout

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from seqviz.ui.bench_launch import cpu_times, format_launch, launch_once, steal_percent
+from seqviz.bench.launch import cpu_times, format_launch, launch_once, steal_percent
 
 
 def test_the_floor_app_is_timed_to_its_first_frame_and_a_handled_key():

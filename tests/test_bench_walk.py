@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from seqviz.bench.ui import Walk, forget_kept
 from seqviz.scenes import get_scene
 from seqviz.scenes.base import ParamSpec
-from seqviz.ui.bench import Walk, forget_kept
 from seqviz.ui.compat_textual import full_render
 from seqviz.ui.widgets.curves import CurvePlot
 from seqviz.ui.widgets.heatmap import Heatmap
@@ -92,7 +92,7 @@ async def test_changes_are_timed_from_the_last_frame_whatever_frame_the_scene_st
 ):
     # The frame-rate stage leaves a scene mid-animation; a change timed there redraws half the
     # maps. The bench times every change from the last frame, as a user who watched it end.
-    from seqviz.ui.bench import _Frames, _latency
+    from seqviz.bench.ui import _Frames, _latency
 
     app = make_app("vanishing")
     async with app.run_test(size=(160, 50)) as pilot:

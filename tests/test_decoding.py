@@ -394,7 +394,7 @@ def test_decoding_imports_no_ui_library():
     code = (
         "import json, sys\n"
         "import seqviz.decoding, seqviz.models.lm, seqviz.models.lm_train, seqviz.training\n"
-        "import seqviz.tasks.grammar, seqviz.decoding.lesson, seqviz.models.benchmark\n"
+        "import seqviz.tasks.grammar, seqviz.decoding.lesson, seqviz.bench.decoding\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -165,3 +165,74 @@ def test_seqviz_run_beam_prints_the_lesson_table(monkeypatch, capsys):
     assert [round(r["p"], 3) for r in data] == [0.14, 0.14, 0.292, 0.292]
     assert cli.main(["run", "beam", "--widths", "0"]) == 2
     assert "--widths must be from 1 to 100" in capsys.readouterr().err
+
+
+def test_exact_strategy_json_and_budget(decode):
+    code, out, err = decode("--strategy", "exact", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    # the toy's optimum by hand: 0.4 * 0.9 * 0.9 * 0.9 beats every other finished sentence
+    assert data["best"]["tokens"] == ["a", "small", "cat", "</s>"]
+    assert math.isclose(data["best"]["logprob"], math.log(0.4 * 0.9 * 0.9 * 0.9))
+    assert data["proved_optimal"] and data["stopped"] == "optimal"
+    code, out, err = decode("--strategy", "exact", "--node-budget", "1", "--max-len", "6")
+    assert code == 0 and "budget of 1 nodes" in out and "--node-budget" in out
+
+
+def test_google_penalty_option(decode):
+    code, out, err = decode("--width", "3", "--alpha", "1", "--penalty", "google", "--json")
+    assert code == 0, err
+    for h in json.loads(out)["hypotheses"]:
+        n = len(h["tokens"])
+        assert math.isclose(h["score"], h["logprob"] / ((5 + n) / 6))
+
+
+def test_knob_options(decode):
+    code, out, err = decode("--min-len", "3", "--width", "3", "--json")
+    assert code == 0, err
+    done = [h for h in json.loads(out)["hypotheses"] if h["finished"]]
+    assert done and all(len(h["tokens"]) - 1 >= 3 for h in done)
+    code, out, err = decode("--width", "4", "--diverse-groups", "2", "--diversity", "3", "--json")
+    assert code == 0, err
+    code, out, err = decode("--width", "3", "--diverse-groups", "2")
+    assert code != 0 and "multiple of the diverse groups" in err
+    code, out, err = decode("--repetition-penalty", "0.5")
+    assert code != 0 and "--repetition-penalty" in err
+
+
+def test_many_samples_histogram(decode):
+    from collections import Counter
+
+    code, out, err = decode("--strategy", "sample", "--samples", "400", "--seed", "3", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    h = data["histogram"]
+    drawn = Counter(" ".join(s["tokens"]) for s in data["samples"])
+    assert h["distinct_sentences"] == len(drawn)
+    assert math.isclose(h["repeats"], 1 - len(drawn) / 400)
+    assert {r["tokens"]: r["count"] for r in h["sentences"]} == dict(drawn)
+    # frequencies track the toy's probabilities: 'the dog </s>' has 0.5 x 0.4 x 0.7 = 0.14
+    freq = {r["tokens"]: r["frequency"] for r in h["sentences"]}
+    assert abs(freq["the dog </s>"] - 0.14) < 0.06
+    p = {r["tokens"]: r["p"] for r in h["sentences"]}
+    assert math.isclose(p["the dog </s>"], 0.14)
+    assert (
+        h["beam"]["tokens"] == "a small cat </s>"
+        and h["beam"]["sampled"] == drawn["a small cat </s>"]
+    )
+    unigrams = [w for s in data["samples"] for w in s["tokens"]]
+    assert math.isclose(h["distinct_n"]["1"], len(set(unigrams)) / len(unigrams))
+
+
+def test_defaults_are_the_apps_and_the_chapters(decode):
+    """`seqviz decode` with no options searches as the decoding scene opens: width 2 and the
+    chapter's length normalisation alpha 0.6 (it used width 3, alpha 0)."""
+    from seqviz.scenes import get_scene
+
+    scene = get_scene("decoding").defaults()
+    assert (scene.width, scene.alpha) == (2, 0.6)
+    code, out, _ = decode("--json")
+    _, plain, _ = decode("--width", "2", "--alpha", "0.6", "--json")
+    assert code == 0 and out == plain
+    _, out3, _ = decode("--width", "3", "--alpha", "0", "--json")
+    assert out3 != out  # the old defaults give another answer: the check can fail

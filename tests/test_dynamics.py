@@ -229,3 +229,41 @@ def test_the_chaos_maps_network_is_the_same_whatever_blas_kernels_the_cpu_gets(k
 
     here = digest(None)  # the family OpenBLAS picks for this CPU
     assert len(here) == 64 and digest(kernels) == here
+
+
+def _log_growths(w, x, h0, v0):
+    """log |v_t| of the tangent vector renormalised every step, written out from the definition
+    (h_t = tanh(W h_{t-1} + x_t), v_t = diag(1 - h_t^2) W v_{t-1} / |...|)."""
+    h, v, out = np.array(h0, dtype=float), np.array(v0, dtype=float), []
+    for xt in x:
+        h = np.tanh(w @ h + xt)
+        v = (1.0 - h * h) * (w @ v)
+        n = np.linalg.norm(v)
+        out.append(math.log(n))
+        v = v / n
+    return np.array(out)
+
+
+def test_lyapunov_burn_in_leaves_out_exactly_the_first_burn_steps():
+    """lambda_max averages log growth over the steps from `burn` on, exactly: each step's
+    growth differs here by far more than the tolerance, so leaving out one step more or
+    less, or dividing by one step more or less, fails."""
+    T, d, rho, scale = 20, 4, 1.7, 2.0  # default burn-in: T // 5 = 4 steps
+    net = network(d, T, seed=1)
+    logs = _log_growths(rho * net.w, scale * net.x, net.h0, net.v0)
+    assert np.min(np.abs(np.diff(logs))) > 1e-3 and np.ptp(logs) > 0.1
+    for burn in range(T):
+        lam = lyapunov_grid([rho], [scale], hidden=d, steps=T, seed=1, burn=burn, grad_steps=2)
+        assert lam.lyap[0, 0] == pytest.approx(logs[burn:].mean(), rel=1e-12, abs=1e-14), burn
+        assert abs(logs[burn:].mean() - logs[burn + 1 :].sum() / (T - burn)) > 1e-4
+    default = lyapunov_grid([rho], [scale], hidden=d, steps=T, seed=1, grad_steps=2)
+    assert default.lyap[0, 0] == pytest.approx(logs[T // 5 :].mean(), rel=1e-12)
+    for bad in (-1, T):
+        with pytest.raises(ValueError, match=rf"burn-in must be from 0 to {T - 1} steps"):
+            lyapunov_grid([rho], [scale], hidden=d, steps=T, seed=1, burn=bad)
+    # the QR spectrum's top exponent (one tangent vector: |R_11| is its growth) burns in the same
+    q0 = np.random.default_rng(3).normal(size=d)
+    logs_q = _log_growths(rho * net.w, scale * net.x, net.h0, q0 / np.linalg.norm(q0))
+    for burn in range(T):
+        spec = lyapunov_spectrum(rho * net.w, scale * net.x, net.h0, top=1, burn=burn, seed=3)
+        assert spec[0] == pytest.approx(logs_q[burn:].mean(), rel=1e-12, abs=1e-14), burn

@@ -144,7 +144,8 @@ def test_vanishing_shows_lru_eigenvalues_inside_the_circle():
 def test_ui_bench_measures_the_dynamics_scene(capsys, monkeypatch):
     import json
 
-    from seqviz.ui import bench, bench_launch
+    from seqviz.bench import launch as bench_launch
+    from seqviz.bench import ui as bench
 
     assert "dynamics" in bench.SCENES
     # Launch times (a cold kernel compile in a fresh process, then warm ones) do not depend on

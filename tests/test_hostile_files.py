@@ -173,6 +173,37 @@ def test_text_files_are_capped(tmp_path, monkeypatch):
         read_text(bad, "corpus", "text")
 
 
+def test_a_file_that_grows_past_the_cap_while_it_is_read_is_refused_not_cut(tmp_path, monkeypatch):
+    """The size is checked before the file is opened; a writer can still append before it is
+    read. Reading stops one byte past the cap, so such a file is refused in one sentence, never
+    handed on cut at the cap (a corpus or a bigram table that silently lost its end)."""
+    from seqviz import limits
+
+    monkeypatch.setitem(limits.FILE_CAPS, "text", 100)
+    exact = tmp_path / "exact.txt"
+    exact.write_bytes(b"x" * 100)
+    assert limits.read_text(exact, "corpus", "text") == "x" * 100  # the cap itself is allowed
+    grows = tmp_path / "grows.txt"
+    grows.write_bytes(b"a b\n" * 10)  # 40 bytes when checked
+    checked, more = limits.check_regular, b"c d\n" * (2 << 20)
+
+    def check_then_grow(path, what, cap=None):
+        p = checked(path, what, cap)
+        with open(grows, "ab") as f:  # another process appends between the check and the read
+            f.write(more)
+        return p
+
+    monkeypatch.setattr(limits, "check_regular", check_then_grow)
+    tracemalloc.start()
+    try:
+        with pytest.raises(LimitError, match=r"^the corpus '.*grows\.txt' is larger than 0 MB\.$"):
+            limits.read_text(grows, "corpus", "text")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert grows.stat().st_size > 8 << 20 and peak < 1 << 20  # read no further than the cap
+
+
 def test_output_paths_are_checked_before_work(tmp_path, capsys):
     corpus = tmp_path / "c.txt"
     corpus.write_text("the cat sat\n")

@@ -155,3 +155,25 @@ def test_run_agreement_and_units_commands(capsys):
     assert rs == sorted(rs, reverse=True)
     assert main(["units", "--model", "no-such-model"]) == 2
     assert "no-such-model" in capsys.readouterr().err
+
+
+def test_a_constant_track_is_refused_not_scored_zero():
+    from seqviz.inside.units import correlations
+
+    rng = np.random.default_rng(0)
+    states = [rng.normal(size=(5, 3)), rng.normal(size=(4, 3))]
+    flat = [np.full(5, 2.0), np.array([2.0, np.nan, 2.0, 2.0])]  # constant where defined
+    with pytest.raises(ValueError, match=r"^the track is constant on these sentences, so "
+                       r"nothing can follow it\.$"):  # fmt: skip
+        correlations(states, flat)
+    with pytest.raises(ValueError):  # two defined steps are too few to correlate
+        correlations(states, [np.full(5, np.nan), np.array([np.nan, 1.0, 3.0, np.nan])])
+    with pytest.raises(ValueError, match="constant"):
+        rank_units({"h": states}, flat)
+    # one step off the constant is enough to score, and the score is Pearson's r
+    moved = [flat[0], np.array([2.0, np.nan, 2.0, 5.0])]
+    r, n = correlations(states, moved)
+    x = np.concatenate([states[0], states[1][[0, 2, 3]]])
+    y = np.array([2.0] * 7 + [5.0])
+    assert n == 8
+    np.testing.assert_allclose(r, [np.corrcoef(x[:, u], y)[0, 1] for u in range(3)], atol=1e-12)

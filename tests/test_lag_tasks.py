@@ -75,3 +75,9 @@ def test_runnable_as_a_module(name):
     out = subprocess.run([sys.executable, "-m", f"seqviz.tasks.{name}", "--lag", "3", "-n", "2"],
                          capture_output=True, text=True, check=True).stdout  # fmt: skip
     assert out.count("->") == 2
+
+
+@pytest.mark.parametrize("name", TASKS)
+def test_each_registered_task_is_made_under_its_own_name(name):
+    task = make_task(name, 4)
+    assert (task.name, task.lag) == (name, 4)

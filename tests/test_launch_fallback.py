@@ -152,3 +152,26 @@ async def test_the_chaos_map_says_it_waits_for_the_kernels_then_shows(fresh_warm
             assert app.result.grid.lyap.shape == (20, 20) and backend.is_ready()
         finally:
             warm.stop()
+
+
+async def test_an_app_opened_on_the_chaos_map_starts_the_warm_up(fresh_warmer, tmp_path,
+                                                                 monkeypatch):  # fmt: skip
+    """`seqviz --scene dynamics --set mode=chaos`: the first result is the Lyapunov grid, which
+    waits for the compiled kernels, and the warm-up started only after a first result was on
+    screen: "waits for the compiled kernels (looking for them)" for ever. It starts at once."""
+    gate = _held_compile(tmp_path, monkeypatch)
+    app = SeqvizApp(scene="dynamics", values={"mode": "chaos", "horizon": 100, "hidden": 8},
+                    warm_kernels=True)  # fmt: skip
+    async with app.run_test(size=(100, 30)) as pilot:
+        try:
+            await _until(pilot, lambda: "the Lyapunov grid waits for the compiled kernels "
+                         "(compiling in the background)" in str(app._notice_text()))  # fmt: skip
+            assert app.result is None
+            gate.touch()
+            await app.until_ready(timeout=120)
+            assert app.result.grid.lyap.shape == (20, 20) and backend.is_ready()
+            await pilot.pause()
+            assert not app._notice or not app._notice.display
+        finally:
+            warm.stop()
+            backend.release_waiters()  # without a warm-up the grid's worker waits for ever

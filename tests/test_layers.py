@@ -11,7 +11,7 @@ LAYERS = (
     {"limits", "lazy"},
     {"files"},
     {"core"},
-    {"decoding", "experiments", "tasks", "bench", "dynamics"},
+    {"decoding", "experiments", "tasks", "dynamics"},
     # the trainer itself is model-agnostic, but training/ also holds races of model kinds (the
     # training scene's): one layer, kept apart from circles by the test above
     {"models", "training"},
@@ -19,7 +19,9 @@ LAYERS = (
     {"scenes"},
     {"ui"},
     {"lecture"},
-    {"commands"},  # with cli.py
+    {"bench"},  # `seqviz bench` only: times the kernels, decoding and the app (see below)
+    {"commands"},
+    {"cli"},  # the entry point lists and dispatches the commands; no command imports it
     {"__main__", "__init__"},
 )
 
@@ -27,13 +29,27 @@ LAYERS = (
 def _unit(module: str) -> str | None:
     """The package (or top-level module) of seqviz that a dotted module name belongs to.
 
-    cli.py is the entry point of the commands package (it lists and dispatches them): one unit
-    with it, so a command importing seqviz.cli is not counted as a circle between packages."""
+    cli.py is a unit of its own, above the commands it dispatches: a command that imports
+    seqviz.cli closes a circle and points up, and both tests below see it."""
     parts = module.split(".")
     if parts[0] != "seqviz":
         return None
-    unit = parts[1] if len(parts) > 1 else "__init__"
-    return "commands" if unit == "cli" else unit
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _imports(path: Path) -> list[str]:
+    """Every module ``path`` imports (also inside functions; ``from seqviz import x`` as
+    ``seqviz.x``)."""
+    names: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "seqviz":  # from seqviz import models
+                names += [f"seqviz.{a.name}" for a in node.names]
+            else:
+                names.append(node.module)
+    return names
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -44,18 +60,10 @@ def import_graph() -> dict[str, set[str]]:
         me = _unit(".".join(rel.parts))
         assert me is not None
         deps = graph.setdefault(me, set())
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            names: list[str] = []
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module]
-                if node.module == "seqviz":  # from seqviz import models
-                    names = [f"seqviz.{a.name}" for a in node.names]
-            for name in names:
-                unit = _unit(name)
-                if unit is not None and unit != me:
-                    deps.add(unit)
+        for name in _imports(path):
+            unit = _unit(name)
+            if unit is not None and unit != me:
+                deps.add(unit)
     return graph
 
 
@@ -76,7 +84,9 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_circle_between_packages():
     graph = import_graph()
-    assert {"core", "models", "training", "scenes", "ui", "lecture"} <= set(graph)
+    assert {"core", "models", "training", "scenes", "ui", "lecture", "commands", "cli"} <= set(
+        graph
+    )
     assert cycles(graph) == []
 
 
@@ -95,3 +105,24 @@ def test_every_import_points_down_the_layers():
 def test_the_cycle_finder_finds_cycles():
     assert cycles({"a": {"b"}, "b": {"a"}}) == [["a", "b", "a"], ["b", "a", "b"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_a_command_importing_the_cli_is_a_circle():
+    """The entry point is its own unit: seqviz.commands.X importing seqviz.cli is seen."""
+    graph = import_graph()
+    assert "commands" in graph["cli"]
+    graph["commands"] = graph["commands"] | {"cli"}
+    assert ["cli", "commands", "cli"] in cycles(graph)
+
+
+def test_only_the_bench_command_imports_the_benchmarks():
+    """The benchmark code ships in seqviz.bench, which nothing at run time imports: only
+    `seqviz bench` (seqviz/commands/bench.py) does."""
+    allowed = {ROOT / "commands" / "bench.py"}
+    found = []
+    for path in ROOT.rglob("*.py"):
+        if (ROOT / "bench") in path.parents:
+            continue
+        if any(n == "seqviz.bench" or n.startswith("seqviz.bench.") for n in _imports(path)):
+            found.append(path)
+    assert found == sorted(allowed), "seqviz.bench is imported by " + ", ".join(map(str, found))

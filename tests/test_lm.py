@@ -213,3 +213,15 @@ def test_decode_cli_on_shipped_model(monkeypatch, capsys):
     assert len(json.loads(capsys.readouterr().out)["samples"]) == 2
     assert cli.main([*args[:3], "--prompt", "the keys to the unicorn"]) == 2
     assert "'unicorn' is not in the vocabulary" in capsys.readouterr().err
+
+
+def test_a_prompt_that_ends_in_the_end_token_is_refused_in_one_sentence():
+    m = random_lm(("<s>", "</s>", "a", "b"), "gru", hidden=4, emb=2, seed=1)
+    for prompt in ("a b </s>", "</s>", "<s> a </s>"):
+        with pytest.raises(ValueError, match=r"^the prompt ends with </s>, so there is nothing "
+                           r"left to decode\.$"):  # fmt: skip
+            m.encode(prompt)
+    # only the end counts: </s> inside a prompt is a token like any other
+    assert m.encode("a </s> b") == [m.index["a"], m.eos_id, m.index["b"]]
+    with pytest.raises(ValueError, match="ends with </s>"):
+        BeamSearch(m, "b </s>", width=2)

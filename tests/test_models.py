@@ -60,7 +60,7 @@ def test_registry_lists_and_loads_the_shipped_model():
     assert models.get("agreement") is entry and models.get(entry.key) is entry
     assert models.entries("lm") == tuple(e for e in models.entries() if e.kind == "lm")
     assert models.entries("no-such-kind") == ()
-    with pytest.raises(ValueError, match="no shipped model called 'nope'; shipped: agreement"):
+    with pytest.raises(ValueError, match="no model called 'nope'; shipped and user models: agre"):
         models.get("nope")
     with pytest.raises(ValueError, match="already registered"):
         models.register(models.ModelEntry("agreement", "lm", "x", "x.npz", "x"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 from pathlib import Path
@@ -54,3 +55,59 @@ def test_building_the_cli_parser_imports_nothing_heavy():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_the_version_is_written_once_in_the_package():
+    data = _pyproject()
+    assert "version" not in data["project"] and "version" in data["project"]["dynamic"]
+    assert data["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "seqviz.__version__"}
+    import seqviz
+
+    assert re.fullmatch(r"\d+\.\d+\.\d+", seqviz.__version__)
+
+
+def test_textual_serve_is_the_serve_extra_not_a_requirement():
+    meta = _pyproject()["project"]
+    assert not any(re.match(r"textual-serve\b", d) for d in meta["dependencies"])
+    assert any(re.match(r"textual-serve\b", d) for d in meta["optional-dependencies"]["serve"])
+
+
+def test_libraries_whose_private_parts_are_used_have_an_upper_bound():
+    deps = {re.match(r"[\w-]+", d).group(0): d for d in _pyproject()["project"]["dependencies"]}
+    for name in ("textual", "rich", "numba", "plotext"):
+        assert "<" in deps[name], f"{name} needs an upper bound: {deps[name]}"
+
+
+def _jitted_functions() -> list[tuple[Path, ast.FunctionDef]]:
+    found = []
+    for path in (ROOT / "seqviz").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.FunctionDef):
+                for dec in node.decorator_list:
+                    target = dec.func if isinstance(dec, ast.Call) else dec
+                    if ast.unparse(target).split(".")[-1] in {"njit", "jit", "vectorize"}:
+                        found.append((path, node))
+    return found
+
+
+def test_no_jitted_kernel_needs_scipy():
+    """Numba implements np.dot, @ and np.linalg through SciPy's BLAS/LAPACK bindings, which
+    pyproject lists for the tests only: a kernel using them would fail on a plain install."""
+    kernels = _jitted_functions()
+    assert len(kernels) > 10  # the finder sees the kernels
+    needs_scipy = []
+    for path, fn in kernels:
+        for node in ast.walk(fn):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+                needs_scipy.append(f"{path.name}:{fn.name} uses @")
+            if isinstance(node, ast.Attribute) and ast.unparse(node) in {
+                "np.dot", "np.vdot", "np.matmul", "np.linalg", "numpy.dot", "numpy.linalg",
+            }:  # fmt: skip
+                needs_scipy.append(f"{path.name}:{fn.name} uses {ast.unparse(node)}")
+    meta = _pyproject()["project"]
+    if not any(re.match(r"scipy\b", d) for d in meta["dependencies"]):
+        assert needs_scipy == []

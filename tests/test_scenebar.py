@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
@@ -83,3 +85,27 @@ async def test_a_click_on_a_tab_picks_its_scene_and_the_name_picks_none() -> Non
         await pilot.pause()
         assert picked == [name for name, _title in SCENES for _ in range(2)]
         assert tabs.tab_at(0) is None and tabs.tab_at(tabs.size.width) is None
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (120, 40), (160, 50)])
+async def test_every_scene_number_shows_at_every_size(make_app, size):
+    """The tab bar ended at '7 Dy' at 100x30 and at '8 Inside 9' at 120x40: scenes 8-10 could
+    not be seen. Names that do not fit give way to short names, then to numbers."""
+    from seqviz.scenes import scene_titles
+    from seqviz.ui.export import screen_text
+
+    app = make_app("gradflow")
+    async with app.run_test(size=size) as pilot:
+        await app.until_ready()
+        await pilot.pause()
+        bar = screen_text(app).splitlines()[0]
+        tabs = app.query_one(SceneTabs)
+        shown = "".join(tabs.labels)
+        assert (
+            len(" seqviz ") + len(shown) + len(app.query_one("#play-state").render().plain)
+            <= size[0]
+        ), bar
+        numbers = [int(n) for n in re.findall(r"(?<!\S)(\d+)(?= |$)", shown)]
+        assert numbers == list(range(1, len(scene_titles()) + 1)), bar
+        assert " 4 Gradient flow " in shown or " 4 gradflow " in shown  # the current one named
+        assert shown in bar  # drawn whole

@@ -192,3 +192,76 @@ def test_reference_parser_agrees_with_the_generator() -> None:
     assert tr.reference("the dog slept the cat") is None
     assert tr.reference("dog the slept") is None
     assert tr.reference("the dogs near the box saw the cat") == "hundoj skatolo apud kato vidan"
+
+
+# --- behaviours a one-line change would break ------------------------------------------------
+
+
+@pytest.mark.parametrize("attention", [True, False])
+def test_lstm_decoding_starts_from_the_context_with_a_zero_cell_state(attention: bool) -> None:
+    """Step-by-step decoding (greedy, beam, the scene) starts where the teacher-forced pass
+    does: h = the encoder's last state, c = 0. The teacher-forced pass is checked against
+    torch.nn.LSTM with c0 = 0 above; a decoder whose cell state started at the context (or
+    anything else) gives other log-probabilities from the first step on."""
+    m = _model("lstm", attention)
+    src, tgt = BATCH[0]
+    tgt_in = np.concatenate([[0], tgt]).astype(np.intp)
+    H = m.encode(src)
+    h, c = m.start_state(H)
+    np.testing.assert_array_equal(h, H[-1])
+    assert c is not None and c.shape == H[-1].shape and not c.any()
+    want = m.run(src, tgt_in).logp
+    state = (h, c)
+    for t, token in enumerate(tgt_in):
+        state, logp, _ = m.decode_step(H, state, int(token))
+        np.testing.assert_allclose(logp, want[t], rtol=0, atol=1e-12, err_msg=f"step {t}")
+
+
+def _always_says_w(teacher_forcing: float) -> Seq2Seq:
+    """A model whose own greedy guess is always w (id 5), whatever it read."""
+    m = _model("gru", True)
+    m.weights["out_bias"][5] = 50.0
+    m.teacher_forcing = teacher_forcing
+    return m
+
+
+def test_scheduled_sampling_feeds_the_reference_with_the_teacher_forcing_probability() -> None:
+    """--teacher-forcing p: each decoder input is the reference token with probability p and
+    the model's own guess otherwise (not the other way round). The model always guesses w and
+    the reference never holds w, so the loss tells which input every position got."""
+    src = np.array([0, 3, 1, 4])
+    tgt = np.array([2, 3, 4, 2, 3, 4, 2, 3, 4, 2, 3, 4])  # never w
+    reference_in = np.concatenate([[0], tgt]).astype(np.intp)
+    own_in = np.array([0] + [5] * len(tgt), dtype=np.intp)
+    tgt_out = np.append(tgt, 1)
+
+    def loss_with(tgt_in):  # mean cross-entropy per target token, independently of the coin
+        logp = m.run(src, tgt_in).logp
+        return -logp[np.arange(len(tgt_out)), tgt_out].mean()
+
+    m = _always_says_w(0.0)
+    assert m.loss_and_grads([(src, tgt)])[0] == pytest.approx(loss_with(own_in), abs=1e-12)
+    assert abs(loss_with(own_in) - loss_with(reference_in)) > 0.1  # the two are told apart
+    m = _always_says_w(1.0 - 1e-12)  # below 1: the coin is thrown, and always says reference
+    assert m.loss_and_grads([(src, tgt)])[0] == pytest.approx(loss_with(reference_in), abs=1e-12)
+    # p = 0.3: position t+1 gets the reference exactly where the coin's draw is below 0.3
+    m = _always_says_w(0.3)
+    m.rng = np.random.default_rng(7)
+    draws = np.random.default_rng(7).random(len(tgt))
+    mixed = np.where(draws < 0.3, reference_in[1:], own_in[1:])
+    assert 0 < (draws < 0.3).sum() < len(tgt)
+    expected = loss_with(np.concatenate([[0], mixed]).astype(np.intp))
+    assert m.loss_and_grads([(src, tgt)])[0] == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_source_of_exactly_the_word_limit_is_translated() -> None:
+    from seqviz.models.translate import source_ids
+
+    m = _model("gru", True)
+    m.meta["max_source_len"] = 4
+    np.testing.assert_array_equal(source_ids(m, "a b c d"), [0, 1, 2, 3])
+    with pytest.raises(ValueError, match=r"has 5 words; the model 'seq2seq' accepts at most 4\."):
+        source_ids(m, "a b c d e")
+    assert len(source_ids(m, "a b", max_len=2)) == 2
+    with pytest.raises(ValueError, match="has 3 words.*at most 2"):
+        source_ids(m, "a b c", max_len=2)

@@ -54,3 +54,18 @@ async def test_a_resized_screen_equals_a_fresh_one_at_that_size(make_app, size):
         resized = await _screen_at(app, pilot, frame, size[0])
     fresh, _, _ = await _fresh(make_app, size, frame)
     assert resized.cells == fresh.cells, _diff(resized, fresh)
+
+
+async def test_at_80x24_a_rule_and_a_blank_column_part_the_two_panels(make_app):
+    """Compact panels have no side borders: the teacher-forcing table and the attention panel
+    ran into each other ('losshundo skatolo', '0.00= the reference translation')."""
+    app = make_app("seq2seq")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.until_ready()
+        await pilot.pause()
+        tf = app.query_one("#tf-panel")
+        attn = app.query_one("#attn-panel")
+        assert attn.content_region.x >= tf.region.right + 2
+        line = app.screen._compositor.render_strips()[tf.region.y + 3]
+        text = "".join(seg.text for seg in line._segments)
+        assert text[tf.region.right] in "│┃▏▕|", text

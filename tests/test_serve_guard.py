@@ -120,7 +120,7 @@ def test_foreign_origins_start_nothing_and_the_cap_holds():
         async def two_sessions() -> tuple[int, int, tuple[int, str]]:
             hold, connected = asyncio.Event(), asyncio.Event()
             first = asyncio.create_task(ws_status(port, own, hold, connected))
-            await asyncio.wait_for(connected.wait(), 120)  # the first session is open
+            await asyncio.wait_for(connected.wait(), 120)  # the first browser session is open
             try:
                 second = await ws_status(port, f"http://localhost:{port}")
                 page = await asyncio.to_thread(get, port)
@@ -147,3 +147,25 @@ def test_binding_everywhere_warns_and_serves_the_address_the_browser_used():
     out = proc.stdout.read().decode()
     assert "warning: listening on 0.0.0.0" in err and "Traceback" not in err
     assert "http://:" not in out and "http://0.0.0.0" not in out
+
+
+def test_the_served_page_takes_its_font_from_this_server_not_a_web_service():
+    """textual-serve's page links Roboto Mono from a web font service; offline the terminal lost
+    it. The link goes, and a local @font-face names the machine's font, else the copy
+    textual-serve ships in the static folder this server serves."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import textual_serve
+
+    from seqviz.commands.serve_guard import SHIPPED_FONT, offline_page
+
+    static = "http://127.0.0.1:8000/static/"
+    page = (f'<head><link rel="stylesheet" href="{static}css/xterm.css" />\n'
+            '<link rel="stylesheet" href="https://fonts.googleapis.com/css?family=Roboto%20Mono"'
+            ' />\n<style>.intro { font-family: "Roboto Mono", monospace; }</style>')  # fmt: skip
+    served = offline_page(SimpleNamespace(text=page)).text
+    assert "googleapis" not in served and "https://" not in served
+    assert f'url("{static}{SHIPPED_FONT}")' in served and 'local("Roboto Mono")' in served
+    shipped = Path(textual_serve.__file__).parent / "static" / SHIPPED_FONT
+    assert shipped.is_file()  # the file that URL serves

@@ -1,7 +1,8 @@
-"""The README's training commands are the registry's, and each shipped file was trained with them.
+"""The documented training commands are the registry's, and each shipped file was trained with them.
 
-A drift between the three (README, `seqviz/models/shipped.py`, the file in seqviz/data/) is what
-left a shipped model that its own command no longer reproduced; these tests catch it by parsing.
+A drift between the three (docs/models-guide.md, `seqviz/models/shipped.py`, the file in
+seqviz/data/) is what left a shipped model that its own command no longer reproduced; these
+tests catch it by parsing.
 """
 
 from __future__ import annotations
@@ -16,19 +17,19 @@ import pytest
 
 from seqviz import cli, models
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "models-guide.md"
 ENTRIES = models.entries()
 
 
-def readme_train_commands() -> dict[str, str]:
-    """Every `seqviz train*` command in the README's bash blocks, by the file it writes."""
+def documented_train_commands() -> dict[str, str]:
+    """Every `seqviz train*` command in the models page's bash blocks, by the file it writes."""
     found: dict[str, str] = {}
-    for block in re.findall(r"```bash\n(.*?)```", README.read_text(), re.S):
+    for block in re.findall(r"```bash\n(.*?)```", PAGE.read_text(), re.S):
         for cmd in block.replace("\\\n", " ").splitlines():
             cmd = " ".join(cmd.split("#")[0].split())
             if cmd.startswith("seqviz train"):
                 out = re.search(r"--out (\S+)", cmd)
-                assert out, f"a README training command without --out: {cmd}"
+                assert out, f"a documented training command without --out: {cmd}"
                 found[out.group(1)] = cmd
     return found
 
@@ -39,16 +40,16 @@ def options(command: str) -> dict:
     return args
 
 
-def test_every_shipped_file_the_readme_trains_is_registered():
+def test_every_shipped_file_the_docs_train_is_registered():
     shipped = {f"seqviz/data/{e.file}" for e in ENTRIES}
-    written = {out for out in readme_train_commands() if out.startswith("seqviz/data/")}
+    written = {out for out in documented_train_commands() if out.startswith("seqviz/data/")}
     assert written == shipped
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
-def test_the_readme_command_parses_to_the_registrys_options(entry):
-    readme = readme_train_commands()[f"seqviz/data/{entry.file}"]
-    assert options(readme) == options(entry.command)
+def test_the_documented_command_parses_to_the_registrys_options(entry):
+    documented = documented_train_commands()[f"seqviz/data/{entry.file}"]
+    assert options(documented) == options(entry.command)
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)

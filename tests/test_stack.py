@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from seqviz.core import Params, StackParams, trace, trace_stack
+from seqviz.core.stack import forward_stack
 
 
 @pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
@@ -125,3 +126,72 @@ def test_export_of_a_random_stack(tmp_path, capsys):
     assert data["h"].shape == (5, 8) and data["h_l1_reverse"].shape == (5, 4)
     assert main(["export", "--cell", "gru", "--layers", "0", "--out", str(out)]) == 2
     assert "--layers must be from 1 to" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bi", [True, False])
+def test_default_loss_is_the_last_top_output_summed_over_sqrt_of_its_width(bi):
+    """Without grad_out or grad_hn the loss is sum(top output at the last step) / sqrt(D*d):
+    for a bidirectional stack the top output is 2d wide, so the scale is 1/sqrt(2d), not
+    1/sqrt(d). Checked by finite differences of that loss, computed from the forward pass."""
+    d, D = 3, 2 if bi else 1
+    p = StackParams.random("gru", 2, d, num_layers=2, bidirectional=bi, seed=4)
+    x = np.random.default_rng(5).normal(size=(4, 2))
+
+    def loss(params, xx):
+        return float(forward_stack(params, xx)[-1].sum()) / np.sqrt(D * d)
+
+    tr = trace_stack(p, x)
+    eps = 1e-6
+    for t, i in ((0, 0), (2, 1), (3, 0)):
+        dx = np.zeros_like(x)
+        dx[t, i] = eps
+        num = (loss(p, x + dx) - loss(p, x - dx)) / (2 * eps)
+        assert tr.grad_x[t, i] == pytest.approx(num, rel=1e-6, abs=1e-9), (t, i)
+    w = p.layer(0).weight_hh
+    cells = list(p.cells)
+
+    def with_w(delta):
+        arr = w.copy()
+        arr[1, 2] += delta
+        cells[0] = p.layer(0).replace(weight_hh=arr)
+        return StackParams(tuple(cells), p.num_layers, p.bidirectional)
+
+    num = (loss(with_w(eps), x) - loss(with_w(-eps), x)) / (2 * eps)
+    assert tr.grads()["weight_hh_l0"][1, 2] == pytest.approx(num, rel=1e-6, abs=1e-9)
+
+
+def test_the_first_overflow_computed_is_the_one_named():
+    """Several cells overflow: the forward pass runs bottom-up, so the lowest layer's forward
+    overflow came first (and beats any backward one); the backward pass runs top-down, so
+    without a forward overflow the top layer's is named."""
+    p = StackParams.random("rnn", 1, 2, num_layers=3, bidirectional=True, seed=0,
+                           nonlinearity="relu", scale=1e200)  # fmt: skip
+    st = trace_stack(p, np.full((6, 1), 1e200))
+    phases = [(i // 2, c.overflow.phase) for i, c in enumerate(st.cells) if c.overflow]
+    assert {(1, "backward"), (2, "forward")} <= set(phases) and phases[0] == (0, "forward")
+    assert (st.overflow.layer, st.overflow.direction) == (0, 0)
+    assert st.overflow.overflow.phase == "forward"
+    assert st.overflow.describe().startswith("layer 0: h became non-finite at step 0 of the fo")
+
+    # only layer 0's reverse cell blows up forward; the layer above then overflows backward
+    small = StackParams.random("rnn", 1, 2, num_layers=2, bidirectional=True, seed=0,
+                               nonlinearity="relu", scale=0.5)  # fmt: skip
+    c = small.cells[1]
+    cells = list(small.cells)
+    cells[1] = c.replace(weight_ih=np.abs(c.weight_ih) * 1e200 + 1e200,
+                         weight_hh=np.abs(c.weight_hh) * 1e200 + 1e200)  # fmt: skip
+    st = trace_stack(StackParams(tuple(cells), 2, True), np.full((5, 1), 1e150))
+    assert [c.overflow.phase if c.overflow else None for c in st.cells] == [
+        None, "forward", "backward", "backward"
+    ]  # fmt: skip
+    assert (st.overflow.layer, st.overflow.direction) == (0, 1)
+    assert st.overflow.describe().startswith("layer 0 (reverse): h became non-finite at step 0")
+
+    p = StackParams.random("rnn", 1, 2, num_layers=3, bidirectional=True, seed=0)
+    st = trace_stack(p, np.ones((6, 1)), grad_out=np.full((6, 4), 1e308))
+    assert np.isfinite(st.h).all()
+    layers = {i // 2 for i, c in enumerate(st.cells) if c.overflow}
+    assert layers == {1, 2}
+    assert all(c.overflow.phase == "backward" for c in st.cells if c.overflow)
+    assert st.overflow.layer == 2 and st.overflow.overflow.phase == "backward"
+    assert st.cells[2 * 2 + st.overflow.direction].overflow is st.overflow.overflow

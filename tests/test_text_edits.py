@@ -170,3 +170,32 @@ async def test_typing_back_to_the_first_text_is_not_an_edit(live, first):
         await pilot.pause()
         assert field.value == first and not field.edited and not field.border_subtitle
         assert sent == ([first + "x", first] if live else [])
+
+
+async def test_escape_restores_and_leaves_the_field_and_the_footer_says_so(make_app):
+    """Escape neither restored an applied-as-typed field nor left it, so q and the scene numbers
+    were typed into it (only Tab got out). Now it restores and leaves; the app's keys work."""
+    from seqviz.ui.export import screen_text
+
+    app = make_app("gates", {"model": "random", "text": "the keys are here"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        field = await focus_end(app, pilot, "text")
+        footer = screen_text(app).splitlines()[-1]
+        assert "esc restore & leave" in footer, footer
+        await pilot.press("ctrl+u")  # an empty sentence is refused: an edit
+        await pilot.pause()
+        assert field.edited
+        await pilot.press("escape")
+        await pilot.pause()
+        assert field.value == "the keys are here" and not field.has_focus
+        assert "restore & leave" not in screen_text(app).splitlines()[-1]
+        await pilot.press("1")  # the scene key reaches the app, not the field
+        await app.until_ready()
+        assert app.scene.name == "vanishing"
+        app.set_scene("gates")
+        await app.until_ready()
+        await pilot.pause()
+        field = await focus_end(app, pilot, "text")
+        await pilot.press("escape")  # no edit: it leaves all the same
+        await pilot.pause()
+        assert not field.has_focus and app.values.text == "the keys are here"

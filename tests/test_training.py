@@ -180,3 +180,34 @@ def test_ctrl_c_keeps_the_last_checkpoint(tmp_path):
 def test_bad_config_one_sentence(kwargs, match):
     with pytest.raises(ValueError, match=match):
         FitConfig(**kwargs)
+
+
+class _FiniteLossInfiniteGradient(Quadratic):
+    """A finite loss whose gradient overflows (what an exploding BPTT gives at a sane loss)."""
+
+    def loss_and_grads(self, batch):
+        loss, grads = super().loss_and_grads(batch)
+        if np.isinf(np.asarray(batch)).any():
+            return loss if math.isfinite(loss) else 1.0, {"w": np.array([np.inf, 1.0])}
+        return loss, grads
+
+
+def test_a_finite_loss_with_an_infinite_gradient_norm_diverges_and_leaves_the_weights():
+    m = _FiniteLossInfiniteGradient()
+    for clip in (0.0, 1.0):
+        for optimizer in ("sgd", "adam"):
+            before = m.w["w"].copy()
+            u = Loop(m, FitConfig(lr=0.1, optimizer=optimizer, clip=clip)).update(
+                np.full((1, 2), np.inf)
+            )
+            assert math.isfinite(u.loss) and math.isinf(u.grad_norm) and not u.finite
+            np.testing.assert_array_equal(m.w["w"], before)
+
+    def exploding(epoch, rng):
+        yield np.zeros((1, 2))
+        yield np.full((1, 2), np.inf)
+
+    m = _FiniteLossInfiniteGradient()
+    with pytest.raises(Diverged, match=r"at step 2 \(the gradient became inf or nan\)"):
+        fit(m, exploding, FitConfig(epochs=2, lr=0.1, optimizer="sgd", clip=0))
+    assert np.isfinite(m.w["w"]).all()

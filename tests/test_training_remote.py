@@ -82,17 +82,49 @@ def test_the_child_process_ends_with_close_and_a_killed_one_is_reported():
     trainer.close()  # twice is fine
     assert pid not in _children()
 
+    # Killed while a chunk is on its way: `receive` reports it. The child is stopped first, so
+    # it cannot answer the request; killed before it was asked, `send` would report it instead
+    # (below), and which one did depended on how soon the kill landed.
+    trainer = RemoteTrainer(CONFIG)
+    try:
+        trainer.send(0, 0.01, 1.0)
+        trainer.receive()
+        os.kill(trainer.process.pid, signal.SIGSTOP)
+        _wait_until_stopped(trainer.process.pid)
+        trainer.send(1, 0.01, 1.0)
+        os.kill(trainer.process.pid, signal.SIGKILL)
+        with pytest.raises(
+            TrainerGone, match=r"training process ended unexpectedly \(exit code -9"
+        ):
+            trainer.receive()
+    finally:
+        trainer.close()
+    # Killed between chunks: once it has ended, asking for the next chunk reports it.
     trainer = RemoteTrainer(CONFIG)
     try:
         trainer.send(0, 0.01, 1.0)
         trainer.receive()
         os.kill(trainer.process.pid, signal.SIGKILL)
-        trainer.send(1, 0.01, 1.0)
-        with pytest.raises(TrainerGone, match="training process ended"):
-            trainer.receive()
+        trainer.process.join()
+        with pytest.raises(
+            TrainerGone, match=r"training process ended unexpectedly \(exit code -9"
+        ):
+            trainer.send(1, 0.01, 1.0)
     finally:
         trainer.close()
     assert not _children()
+
+
+def _wait_until_stopped(pid: int) -> None:
+    """Return once the process is in the stopped state (SIGSTOP has taken effect)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        if state in ("T", "t"):
+            return
+        time.sleep(0.001)
+    raise AssertionError(f"process {pid} did not stop")
 
 
 def test_receive_gives_up_when_cancelled():

@@ -6,9 +6,8 @@ import json
 import math
 import re
 
+import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from seqviz import cli
 from seqviz.decoding import BeamSearch, toy_model
@@ -109,39 +108,81 @@ class _NoEarlyStop(BeamSearch):
         return math.inf
 
 
-@st.composite
-def bigram_tables(draw):
-    words_ = ["a", "b", "c", "d"]
+def _random_table(rng):
+    """A random bigram table over a few words; every word has a row, </s> is reachable."""
+    words_ = ["a", "b", "c", "d"][: int(rng.integers(2, 5))]
     table = {}
     for prev in ["<s>", *words_]:
-        nexts = draw(st.lists(st.sampled_from([*words_, "</s>"]), min_size=1, max_size=4,
-                              unique=True))  # fmt: skip
-        weights = draw(st.lists(st.integers(1, 20), min_size=len(nexts), max_size=len(nexts)))
-        total = sum(weights)
-        table[prev] = {w: x / total for w, x in zip(nexts, weights, strict=True)}
+        pool = [*words_, "</s>"]
+        k = int(rng.integers(1, len(pool) + 1))
+        nexts = [pool[i] for i in rng.choice(len(pool), size=k, replace=False)]
+        weights = rng.integers(1, 21, size=k).astype(float)
+        table[prev] = {w: x / weights.sum() for w, x in zip(nexts, weights, strict=True)}
     return table
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    table=bigram_tables(),
-    width=st.integers(1, 4),
-    alpha=st.sampled_from([0.0, 0.6, 1.0]),
-    max_len=st.integers(2, 7),
-)
-def test_keep_live_early_stop_returns_what_running_on_would(table, width, alpha, max_len):
-    try:
+def _endings(m, max_len):
+    """ends[k - 1, tok]: the best log P of k more tokens after `tok`, the k-th being </s>, by
+    exhaustive dynamic programming over the bigram table (every path, not only those a beam
+    would keep)."""
+    lt, eos = m.log_table, m.eos_id
+    through_words = lt.copy()
+    through_words[:, eos] = -math.inf  # a sentence goes on only through a word
+    ends = [lt[:, eos]]
+    for _ in range(max_len - 1):
+        with np.errstate(invalid="ignore"):
+            ends.append(np.max(through_words + ends[-1][None, :], axis=1))
+    return np.array(ends)
+
+
+def _best_reachable(ends, node, max_len, alpha):
+    """The best score of any finished sentence that extends `node` (exhaustively)."""
+    k = np.arange(1, max_len - node.depth + 1)
+    totals = node.logprob + ends[k - 1, node.token]
+    return float(np.max(totals / (node.depth + k) ** alpha)) if k.size else -math.inf
+
+
+def _bound(node, max_len, alpha):
+    """What the docstring promises: log P only falls and t^alpha grows to max_len^alpha."""
+    return node.logprob / max_len**alpha if alpha else node.logprob
+
+
+def test_keep_live_early_stop_returns_what_running_on_would():
+    """On 200 random tables keep_live stops at the first step where `width` hypotheses have
+    finished and no live one's bound reaches the best of them, and not earlier or later; the
+    bound holds for every live hypothesis against an exhaustive search of its extensions; and
+    the sentence returned is the one the same search run to its end returns."""
+    rng = np.random.default_rng(2026)
+    stopped_early = 0
+    for case in range(200):
+        table = _random_table(rng)
+        width, max_len = int(rng.integers(1, 4)), int(rng.integers(2, 8))
+        alpha = float(rng.choice([0.0, 0.6, 1.0]))
         m = BigramModel(table)
-    except ValueError:
-        return  # a table that leaves a word without a row
-    kw = dict(width=width, max_len=max_len, alpha=alpha, keep_live=True)
-    s = BeamSearch(m, **kw)
-    early = s.run()
-    full = _NoEarlyStop(m, **kw).run()
-    if early.stop == WIDTH_FINISHED:
-        assert all(s.best_possible(n) <= early.best.score + 1e-12 for n in s.current.beam)
-    if early.best.finished and full.best.finished:
-        assert early.best.score >= full.best.score - 1e-12
+        kw = dict(width=width, max_len=max_len, alpha=alpha, keep_live=True)
+        s = BeamSearch(m, **kw)
+        early = s.run()
+        full = _NoEarlyStop(m, **kw)
+        full.run()
+        where = (case, table, width, max_len, alpha)
+        ends, expected = _endings(m, max_len), None
+        for step in full.history:
+            for n in step.kept:
+                assert _best_reachable(ends, n, max_len, alpha) <= _bound(n, max_len, alpha) + 1e-12
+            if (
+                expected is None and step.stop is None and len(step.finished) >= width
+                and all(_bound(n, max_len, alpha) <= step.finished[0].score for n in step.kept)
+            ):  # fmt: skip
+                expected = step.index
+        steps = s.history
+        assert [h.candidates for h in steps] == [h.candidates for h in full.history[: len(steps)]]
+        if expected is None:
+            assert early.stop == full.history[-1].stop and len(steps) == len(full.history), where
+        else:
+            stopped_early += 1
+            assert early.stop == WIDTH_FINISHED and steps[-1].index == expected, where
+            assert early.best.tokens == full.result().best.tokens, where
+    assert stopped_early > 25  # the early stop is exercised, not only the runs without it
 
 
 # --- the stop reason is said --------------------------------------------------------------------

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from seqviz.ui import bench
+from seqviz.bench import ui as bench
 
 pytestmark = pytest.mark.slow  # runs the UI benchmark
 
@@ -23,7 +23,7 @@ LAUNCH = {
 
 @pytest.fixture(autouse=True)
 def _no_launches(monkeypatch):
-    from seqviz.ui import bench_launch
+    from seqviz.bench import launch as bench_launch
 
     monkeypatch.setattr(bench_launch, "bench_launch", lambda quick: LAUNCH)
 

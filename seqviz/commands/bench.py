@@ -53,11 +53,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.ui:
         try:
-            from seqviz.ui.bench import run_ui_bench
+            from seqviz.bench.ui import run_ui_bench
         except ModuleNotFoundError as exc:
-            if exc.name != "seqviz.ui.bench":
+            if exc.name != "seqviz.bench.ui":
                 raise
-            raise UsageError("this installation has no UI benchmark (seqviz.ui.bench).") from None
+            raise UsageError("this installation has no UI benchmark (seqviz.bench.ui).") from None
         scenes = tuple(args.scene) if args.scene else None
         from seqviz.scenes import scene_names
 
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
             if name not in scene_names():
                 raise UsageError(f"unknown scene {name!r}; the scenes are "
                                  f"{', '.join(scene_names())}")  # fmt: skip
-        from seqviz.ui.bench import BenchStopped
+        from seqviz.bench.ui import BenchStopped
 
         try:
             return int(run_ui_bench(json=args.json, quick=args.quick, scenes=scenes) or 0)
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     if args.decoding:
         import json
 
-        from seqviz.models.benchmark import bench_decoding, format_report
+        from seqviz.bench.decoding import bench_decoding, format_report
 
         result = bench_decoding()
         print(json.dumps(result, indent=2) if args.json else format_report(result))
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     env = dict(os.environ)
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         env.setdefault(var, "1")
-    argv = [sys.executable, "-m", "seqviz.bench"]
+    argv = [sys.executable, "-m", "seqviz.bench.traces"]
     argv += ["--json"] if args.json else []
     argv += ["--quick"] if args.quick else []
     return subprocess.run(argv, env=env, check=False).returncode

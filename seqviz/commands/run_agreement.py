@@ -16,6 +16,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--models", nargs="+", default=None, metavar="MODEL",
                         help="shipped model names or .npz files (default: agreement, "
                              "agreement-gru, agreement-rnn)")  # fmt: skip
+    parser.add_argument("--by-attractors", action="store_true",
+                        help="accuracy per number of attractors (0-3 nouns of the other number "
+                             "between subject and verb; --sentences per count), on plain and "
+                             "on nested sentences")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -23,6 +27,10 @@ def run(args: argparse.Namespace) -> int:
 
     from seqviz.inside.study import AGREEMENT_MODELS, shipped_study
 
+    if args.by_attractors:
+        from seqviz.commands.run_attractors import run as by_attractors
+
+        return by_attractors(args)
     studies = [shipped_study(m, args.sentences) for m in (args.models or AGREEMENT_MODELS)]
     if args.json:
         print(json.dumps([s.to_json() for s in studies], indent=2))

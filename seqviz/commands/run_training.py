@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from seqviz.cli import UsageError
+    from seqviz.commands import UsageError
     from seqviz.training.race import Race, RaceConfig, summary
 
     if not 1 <= args.steps <= 1_000_000:
@@ -78,23 +78,28 @@ def _num(v: object, fmt: str) -> str:
 
 
 def format_table(data: dict) -> str:
+    from seqviz.training.race import EVAL_SIZE, TARGET, WINDOW
+
     clip = "off" if data["clip"] == 0 else f"{data['clip']:g}"
     lines = [
         f"{data['task']} at lag {data['lag']}: {data['steps']} updates of {data['batch']} "
         f"sequences, hidden {data['hidden']}, {data['optimizer']} lr {data['lr']:g}, clip {clip}, "
         f"seed {data['seed']} (chance {data['chance']:.0%}, {data['seconds']:.0f} s)",
-        f"{'cell':<5} {'accuracy':>8}  {'loss first→last (min)':<24} {'loss curve':<20}  "
-        "first ≥90%",
+        f"{'cell':<5} {'held-out':>8} {'running':>8}  {'loss first→last (min)':<24} "
+        f"{'loss curve':<20}  running first ≥{TARGET:.0%}",
     ]
     for r in data["cells"]:
         loss = (f"{_num(r['loss_first'], '.3f')}→{_num(r['loss_last'], '.3f')} "
                 f"({_num(r['loss_min'], '.3f')})")  # fmt: skip
         reached = "never" if r["first_reached"] is None else f"update {r['first_reached']}"
-        lines.append(f"{r['cell'].upper():<5} {_num(r['accuracy'], '8.1%'):>8}  {loss:<24} "
+        lines.append(f"{r['cell'].upper():<5} {_num(r['accuracy'], '8.1%'):>8} "
+                     f"{_num(r.get('running_accuracy'), '8.1%'):>8}  {loss:<24} "
                      f"{sparkline(r['loss_curve']):<20}  {reached}")  # fmt: skip
         for key, what in (("first_nan", "nan/inf"), ("first_spike", "loss spike")):
             if r[key] is not None:
                 lines.append(f"      {r['cell'].upper()}: {what} at update {r[key]}")
-    lines.append("accuracy: on 1,000 held-out sequences; first ≥90%: the running accuracy over "
-                 "the last 50 updates' batches")  # fmt: skip
+    lines.append(f"held-out: final accuracy, after the last update, on {EVAL_SIZE:,} new sequences")
+    lines.append(f"running: accuracy on the last {WINDOW} updates' training batches as it trains; "
+                 f"running first ≥{TARGET:.0%}: the update where it first reached "
+                 f"{TARGET:.0%}")  # fmt: skip
     return "\n".join(lines)

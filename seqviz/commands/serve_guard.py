@@ -170,15 +170,28 @@ def refused_page(guard: Guard, host: str | None) -> str:
 
 
 # textual-serve's page links a web font; a classroom without internet must get the same page, so
-# the link goes and the terminal falls back to the browser's monospace (its own font list ends so).
+# the link goes. The font it names (Roboto Mono) comes from the machine or, else, from the copy
+# textual-serve ships in its static folder, served by this server; the browser's monospace last.
 WEB_FONT = re.compile(r"<link[^>]*fonts\.(?:googleapis|gstatic)\.com[^>]*>\s*", re.IGNORECASE)
+STATIC = re.compile(r'href="([^"]*)css/xterm\.css"')  # the page's static folder, as it links it
+SHIPPED_FONT = "fonts/RobotoMono-VariableFont_wght.ttf"
+
+
+def local_font(static: str) -> str:
+    """A style naming Roboto Mono on the machine, else the server's own copy under ``static``."""
+    return ('<style>@font-face { font-family: "Roboto Mono"; src: local("Roboto Mono"), '
+            f'url("{static}{SHIPPED_FONT}") format("truetype"); font-weight: 100 700; }}'
+            "</style>\n")  # fmt: skip
 
 
 def offline_page(response: Any) -> Any:
-    """The index response without links to web font services."""
+    """The index response without links to web font services (the font from this server)."""
     text = getattr(response, "text", None)
     if isinstance(text, str) and WEB_FONT.search(text):
-        response.text = WEB_FONT.sub("", text)
+        static = STATIC.search(text)
+        style = local_font(static.group(1)) if static else ""
+        response.text = WEB_FONT.sub(lambda _m: style, text, count=1)
+        response.text = WEB_FONT.sub("", response.text)
     return response
 
 
@@ -219,8 +232,20 @@ def build_server(command: str, host: str, port: int, title: str, guard: Guard,
     return GuardedServer(command, host=host, port=port, title=title, public_url=public_url)
 
 
+def require_textual_serve() -> None:
+    """UsageError in one sentence when the optional textual-serve package is not installed."""
+    try:
+        import textual_serve  # noqa: F401
+    except ImportError:
+        raise UsageError(
+            "serving in a browser needs the textual-serve package, which is not installed; "
+            "install it with: pip install 'seqviz[serve]'"
+        ) from None
+
+
 def serve_guarded(command: str, args: argparse.Namespace, title: str, what: str) -> int:
     """Serve ``command`` (one app process per browser session) with the guard options in args."""
+    require_textual_serve()
     host, port = args.host, args.port
     check_host(host, port)
     guard, urls = make_guard(host, port, args.public_url, args.allow_origin, args.max_sessions)

@@ -34,9 +34,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     probs = [round(float(p), 4) for p in result.confidence]
     if args.json:
-        print(json.dumps({"tokens": list(result.words), "tags": list(result.tags), "probs": probs}))
+        unknown = [w for w, u in zip(result.words, result.unknown, strict=True) if u]
+        print(json.dumps({"tokens": list(result.words), "tags": list(result.tags), "probs": probs,
+                          "unknown": unknown}))  # fmt: skip
         return 0
     width = max(len(w) for w in result.words)
-    for word, tag, p in zip(result.words, result.tags, probs, strict=True):
-        print(f"{word:<{width}}  {tag:<6}  {p:.3f}")
+    for word, tag, p, unk in zip(result.words, result.tags, probs, result.unknown, strict=True):
+        mark = "  (unknown word: tagged by its shape and context)" if unk else ""
+        print(f"{word:<{width}}  {tag:<6}  {p:.3f}{mark}")
     return 0

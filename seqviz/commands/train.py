@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from seqviz.commands.options import add_dtype
 from seqviz.limits import (
     MAX_BATCH,
     MAX_EPOCHS,
@@ -47,7 +48,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help=f"sentences per update (default 16, at most {MAX_BATCH})")  # fmt: skip
     p.add_argument("--clip", type=float_option(0, 1e300), default=5.0,
                    help="max gradient norm; 0 = no clipping")  # fmt: skip
+    p.add_argument("--min-count", type=int_option(1, 10**9), default=1,
+                   help="words seen fewer times become <unk> (default 1: none)")  # fmt: skip
     p.add_argument("--seed", type=SEED, default=0)
+    add_dtype(p)
     p.add_argument("--out", required=True, metavar="MODEL.npz", help="where to save the model")
     p.set_defaults(func=run)
 
@@ -118,8 +122,13 @@ def run(args: argparse.Namespace) -> int:
         clip=args.clip,
         seed=args.seed,
         checkpoint=out,
+        dtype=args.dtype,
     )
     sentences = read_corpus(args.corpus, config.level)
+    if config.level == "word":
+        from seqviz.models.lm_train import replace_rare
+
+        sentences = replace_rare(sentences, args.min_count)
     vocab = len(build_vocab(sentences))
     check_vocab(vocab, f"the corpus {shown(args.corpus)}")
     g = {"lstm": 4, "gru": 3, "rnn": 1}[config.cell]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from seqviz.commands.options import add_dtype
+
 
 def _ratio(text: str) -> float:
     try:
@@ -37,6 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--lr", type=float, default=0.01, help="Adam learning rate (default 0.01)")
     p.add_argument("--clip", type=float, default=5.0, help="max gradient norm; 0 = no clipping")
     p.add_argument("--seed", type=int, default=0)
+    add_dtype(p)
     p.add_argument("--teacher-forcing", type=_ratio, default=1.0, metavar="RATIO",
                    help="1 = always feed the reference; below 1 = scheduled sampling, the ratio "
                    "falling linearly from 1 to RATIO over the epochs")  # fmt: skip
@@ -66,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
     out = check_output(args.out)  # before the work: a bad --out must not cost the training
     fit_config = FitConfig(epochs=args.epochs, lr=args.lr, clip=args.clip, seed=args.seed,
-                           checkpoint=out)  # fmt: skip
+                           checkpoint=out, dtype=args.dtype)  # fmt: skip
     model = new_model(config, name=out.stem)
     console = Console(stderr=True)
     n_params = sum(v.size for v in model.weights.values())

@@ -7,20 +7,7 @@ import math
 import numpy as np
 from numba import njit
 
-from seqviz.core.codes import (  # noqa: F401  (re-exported: the codes' old home)
-    CELL_CODES,
-    GRU,
-    LINEAR,
-    LSTM,
-    N_GATES,
-    NONLINEARITY_CODES,
-    PYTORCH,
-    RELU,
-    RNN,
-    TANH,
-    TEXTBOOK,
-    VARIANT_CODES,
-)
+from seqviz.core.codes import GRU, LSTM, PYTORCH, RELU, RNN, TANH, TEXTBOOK
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -10,7 +10,7 @@ import numpy as np
 
 from seqviz.decoding.filters import Distribution, check_sampling, filter_distribution
 from seqviz.decoding.models import LanguageModel
-from seqviz.decoding.records import FINISHED, KEPT, ROOT, Node
+from seqviz.decoding.records import EMPTY_PATH, FINISHED, KEPT, ROOT, Node
 from seqviz.decoding.search import MAX_LENGTH, check_search, node_distribution
 
 
@@ -82,7 +82,7 @@ class Sampler:
         self.rng = np.random.default_rng(seed)
         self.prompt_ids = tuple(model.encode(prompt))
         root_tok = self.prompt_ids[-1] if self.prompt_ids else model.bos_id
-        self.root = Node(0, -1, root_tok, model.vocab[root_tok], 0, 0.0, 0.0, 0.0, ROOT, ())
+        self.root = Node(0, -1, root_tok, model.vocab[root_tok], 0, 0.0, 0.0, 0.0, ROOT, EMPTY_PATH)
         self._root_state = model.start(self.prompt_ids)
         self._history: list[SampleStep] = []
         self._children: dict[tuple[int, int], Node] = {}
@@ -147,7 +147,7 @@ class Sampler:
                 parent.logprob + lp_tok,
                 parent.logprob + lp_tok,
                 FINISHED if tok == self.model.eos_id else KEPT,
-                parent.tokens + (tok,),
+                parent.tokens.extend(tok),
             )
             self._children[key] = node
         if node.finished:

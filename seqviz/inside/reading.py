@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from seqviz.core.api import trace
+from seqviz.inside.intervene import Intervention, forced_forward
 from seqviz.inside.tracks import BE, PLURAL_NOUNS, SINGULAR_NOUNS, parse
 from seqviz.models.lm import RNNLM
 
@@ -28,15 +30,33 @@ class Reading:
         return len(self.tokens)
 
 
-def read(lm: RNNLM, text: str) -> Reading:
+def read(lm: RNNLM, text: str, interventions: Sequence[Intervention] = ()) -> Reading:
     """The model reading `text` through its own vocabulary and embedding (ValueError naming an
-    unknown word and the closest known ones)."""
-    ids, x = lm.inputs(text)  # x: (T, e)
-    tr = trace(lm.params, x)
-    logp = lm._logp(np.array(tr.h))  # (T, V)
+    unknown word and the closest known ones), with units forced by `interventions` if any. A
+    stacked model's units are numbered across its layers, the first layer's first."""
+    ids, inp = lm.inputs(text)  # inp: (T, e)
+    if interventions:
+        if len(lm.layers) > 1:
+            raise ValueError(
+                f"units can be forced in a one-layer model only; {lm.name} has "
+                f"{len(lm.layers)} layers."
+            )
+        h, c, gates = forced_forward(lm.params, inp, interventions)
+        return Reading(tuple(lm.vocab[i] for i in ids), h, c, gates, lm._logp(h.copy()))
+    hs, cs, gs = [], [], []
+    for p in lm.layers:
+        tr = trace(p, inp)
+        inp = np.array(tr.h)
+        hs.append(inp)
+        cs.append(None if tr.c is None else np.array(tr.c))
+        gs.append(None if tr.gates is None else np.array(tr.gates))
+    logp = lm._logp(hs[-1].copy())  # (T, V)
     tokens = tuple(lm.vocab[i] for i in ids)
-    return Reading(tokens, np.array(tr.h), None if tr.c is None else np.array(tr.c),
-                   None if tr.gates is None else np.array(tr.gates), logp)  # fmt: skip
+
+    def joined(arrs: list, axis: int) -> np.ndarray | None:
+        return None if arrs[0] is None else np.concatenate(arrs, axis=axis)
+
+    return Reading(tokens, np.concatenate(hs, axis=1), joined(cs, 1), joined(gs, 2), logp)
 
 
 def right_verb(words: list[str]) -> str | None:

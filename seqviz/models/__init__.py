@@ -29,6 +29,7 @@ from seqviz.models.registry import (  # noqa: E402
     load_params,
     register,
     resolve,
+    user_entries,
 )
 
 __all__ = [
@@ -44,4 +45,5 @@ __all__ = [
     "register_kind",
     "resolve",
     "save_model",
+    "user_entries",
 ]

@@ -87,13 +87,13 @@ def load_file(path: str | os.PathLike[str], kind: str | None = None) -> Any:
     With `kind`, the file must hold that kind (an untagged file is tried as that kind, so
     files from before the tag are still read)."""
     p = Path(path)
+    _import_kinds()  # first: each kind registers the noun its unreadable files are named by
     what = _NOUNS.get(kind, f"a seqviz {kind} model") if kind else "a seqviz model file"
     arrays = read_arrays(p, what)
     found = file_kind(arrays)
     if kind is not None and found is not None and found != kind:
         raise ValueError(f"{str(p)!r} holds a {found} model; a {kind} model is needed here.")
     use = found or kind
-    _import_kinds()
     if use is None:
         raise ValueError(f"{str(p)!r} has no seqviz format tag; it was not written by seqviz.")
     if use not in _KINDS:

@@ -20,7 +20,7 @@ class ModelEntry:
     kind: str  # the model kind (its file's format tag)
     label: str  # a short description for menus and captions
     file: str  # file name in seqviz/data/
-    command: str  # the exact command that trains it (the README quotes it)
+    command: str  # the exact command that trains it (docs/models-guide.md quotes it)
     choice: str = ""  # its value in scene choice lists, if not `name`
     cell: str = ""  # its recurrent cell (lstm, gru, rnn): scenes pick the models they can show
 
@@ -46,28 +46,46 @@ def register(entry: ModelEntry) -> ModelEntry:
     return entry
 
 
-def entries(kind: str | None = None) -> tuple[ModelEntry, ...]:
-    """Shipped models in registration order, optionally of one kind."""
-    return tuple(e for e in _ENTRIES.values() if kind is None or e.kind == kind)
+def user_entries() -> tuple[ModelEntry, ...]:
+    """The user's models (`seqviz models add`), by name, as entries like the shipped ones."""
+    from seqviz.models import user
+
+    return tuple(
+        ModelEntry(
+            m.name, m.kind, m.label, str(m.path), f"seqviz models add {m.name} FILE", cell=m.cell
+        )  # fmt: skip
+        for m in user.listing()
+        if m.name not in _ENTRIES
+    )
+
+
+def entries(kind: str | None = None, *, user: bool = True) -> tuple[ModelEntry, ...]:
+    """Shipped models in registration order, then the user's models, optionally of one kind."""
+    every = (*_ENTRIES.values(), *(user_entries() if user else ()))
+    return tuple(e for e in every if kind is None or e.kind == kind)
 
 
 def get(name: str) -> ModelEntry:
-    """The shipped model called `name` (its name or its scene choice)."""
-    for e in _ENTRIES.values():
+    """The shipped or user model called `name` (its name or its scene choice)."""
+    every = entries()
+    for e in every:
         if name in (e.name, e.key):
             return e
-    names = ", ".join(e.name for e in _ENTRIES.values())
-    raise ValueError(f"no shipped model called {name!r}; shipped: {names}.")
+    names = ", ".join(e.name for e in every)
+    raise ValueError(f"no model called {name!r}; shipped and user models: {names}.")
 
 
 def resolve(name_or_path: str | os.PathLike[str]) -> Path:
-    """A path as given, or the file of the shipped model of that name."""
-    p = Path(name_or_path)
-    if not p.exists():
-        for e in _ENTRIES.values():
-            if str(name_or_path) in (e.name, e.key):
+    """The file of the shipped model of that name, else of the user model, else the path."""
+    key = str(name_or_path)
+    for e in _ENTRIES.values():
+        if key in (e.name, e.key):
+            return e.path
+    if key and "/" not in key and "." not in key:
+        for e in user_entries():
+            if key == e.name:
                 return e.path
-    return p
+    return Path(name_or_path)
 
 
 def load(name_or_path: str | os.PathLike[str], kind: str | None = None) -> Any:

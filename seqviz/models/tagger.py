@@ -16,6 +16,27 @@ from seqviz.tasks import tagging as task
 
 KIND = "tagger"
 _SETTINGS = ("cell", "nonlinearity", "variant", "num_layers", "bidirectional")
+SUFFIX_BUCKETS = 8
+SHAPES = ("capitalised", "all caps", "digits", "lower case")
+N_SHAPE = len(SHAPES) + SUFFIX_BUCKETS
+WORD_DROPOUT = 0.2  # share of training words read as <unk>, so that <unk> means something
+
+
+def shape_features(words: list[str] | tuple[str, ...]) -> np.ndarray:
+    """(T, N_SHAPE) what each word looks like: capitalised, all caps, holds a digit, all lower
+    case, and its last three letters hashed into one of SUFFIX_BUCKETS (crc32, stable)."""
+    import zlib
+
+    out = np.zeros((len(words), N_SHAPE))
+    for t, w in enumerate(words):
+        letters = [c for c in w if c.isalpha()]
+        out[t, 0] = float(bool(letters) and w[0].isupper() and not w.isupper())
+        out[t, 1] = float(len(letters) > 1 and w.isupper())
+        out[t, 2] = float(any(c.isdigit() for c in w))
+        out[t, 3] = float(bool(letters) and w.islower())
+        bucket = zlib.crc32(w[-3:].lower().encode("utf-8")) % SUFFIX_BUCKETS
+        out[t, len(SHAPES) + bucket] = 1.0
+    return out
 
 
 @dataclass(frozen=True)
@@ -24,6 +45,7 @@ class Batch:
 
     words: tuple[np.ndarray, ...]
     tags: tuple[np.ndarray, ...]
+    shapes: tuple[np.ndarray, ...] = ()  # (T, N_SHAPE) per sentence, for a tagger that sees them
 
 
 @dataclass(frozen=True)
@@ -34,6 +56,7 @@ class Tagging:
     tags: tuple[str, ...]  # argmax tag per word
     probs: np.ndarray  # (T, C) softmax per word
     trace: StackTrace  # states of every layer and direction
+    unknown: tuple[bool, ...] = ()  # words read as <unk> (by their shape and context)
 
     @property
     def confidence(self) -> np.ndarray:
@@ -62,11 +85,14 @@ class Tagger:
         self.vocab = tuple(vocab)
         self.tags = tuple(tags)
         self._index = {w: i for i, w in enumerate(self.vocab)}
+        self.shapes = bool(self.settings.get("shape", False))
+        self.settings["shape"] = self.shapes
         stack = self.stack  # validates the recurrent part
-        if self._p["emb"].shape != (len(self.vocab), stack.input_size):
+        width = stack.input_size - (N_SHAPE if self.shapes else 0)
+        if self._p["emb"].shape != (len(self.vocab), width):
             raise ValueError(
                 f"emb has shape {self._p['emb'].shape}, expected "
-                f"({len(self.vocab)}, {stack.input_size}) for {len(self.vocab)} words."
+                f"({len(self.vocab)}, {width}) for {len(self.vocab)} words."
             )
         if self._p["w_out"].shape != (len(self.tags), stack.output_size):
             raise ValueError(
@@ -83,9 +109,12 @@ class Tagger:
         layers: int = 1,
         bidirectional: bool = True,
         seed: int = 0,
+        shape: bool = True,
     ) -> Tagger:
-        vocab = task.vocabulary()
-        stack = StackParams.random(cell, emb, hidden, layers, bidirectional, seed=seed)
+        """With `shape`, the tagger knows <unk> and sees each word's shape beside its vector."""
+        vocab = (*task.vocabulary(), task.UNK) if shape else task.vocabulary()
+        n_in = emb + (N_SHAPE if shape else 0)
+        stack = StackParams.random(cell, n_in, hidden, layers, bidirectional, seed=seed)
         rng = np.random.default_rng([seed, 1])
         arrays = {k: v for k, v in stack.to_dict().items() if k.startswith(("weight", "bias"))}
         arrays["emb"] = rng.normal(0.0, 0.5, (len(vocab), emb))
@@ -93,7 +122,7 @@ class Tagger:
                                      (len(task.TAGS), stack.output_size))  # fmt: skip
         arrays["b_out"] = np.zeros(len(task.TAGS))
         settings = {k: getattr(stack, k) for k in _SETTINGS}
-        return cls(arrays, settings, vocab)
+        return cls(arrays, {**settings, "shape": shape}, vocab)
 
     @property
     def stack(self) -> StackParams:
@@ -109,34 +138,71 @@ class Tagger:
         return bool(self.settings["bidirectional"])
 
     def describe(self) -> str:
-        return self.stack.describe() + f", embedding {self._p['emb'].shape[1]}"
+        shape = " + word shape" if self.shapes else ""
+        return self.stack.describe() + f", embedding {self._p['emb'].shape[1]}{shape}"
 
     def parameters(self) -> dict[str, np.ndarray]:
         return self._p
 
+    @property
+    def unk_id(self) -> int | None:
+        return self._index.get(task.UNK)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._p["w_out"].dtype
+
+    def set_dtype(self, dtype: str) -> None:
+        """Train in float32 or float64 from now on (the file is float64 either way)."""
+        from seqviz.core.blas import check_dtype
+
+        dt = check_dtype(dtype)
+        self._p = {k: np.ascontiguousarray(v, dt) for k, v in self._p.items()}
+
     def ids(self, words: list[str] | tuple[str, ...]) -> np.ndarray:
-        return np.array([self._index[w] for w in words], dtype=np.int64)
+        """Word ids; an unknown word is <unk> for a tagger that knows it (else a KeyError)."""
+        unk = self.unk_id
+        if unk is None:
+            return np.array([self._index[w] for w in words], dtype=np.int64)
+        return np.array([self._index.get(w, unk) for w in words], dtype=np.int64)
+
+    def inputs(self, words: list[str] | tuple[str, ...], ids: np.ndarray | None = None,
+               shapes: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+        """(T, input_size) what the stack reads: each word's vector, then its shape."""
+        x = self._p["emb"][self.ids(words) if ids is None else ids]
+        if not self.shapes:
+            return x
+        return np.concatenate([x, shape_features(words) if shapes is None else shapes], axis=1)
 
     def encode(self, sentences: list[task.Tagged]) -> Batch:
         tag_index = {t: i for i, t in enumerate(self.tags)}
         return Batch(
             tuple(self.ids(s.words) for s in sentences),
             tuple(np.array([tag_index[t] for t in s.tags], dtype=np.int64) for s in sentences),
+            tuple(shape_features(s.words) for s in sentences) if self.shapes else (),
         )
 
-    def logits(self, stack: StackParams, ids: np.ndarray) -> np.ndarray:
-        h = forward_stack(stack, self._p["emb"][ids])  # (T, D*d)
+    def logits(self, stack: StackParams, words: list[str] | tuple[str, ...]) -> np.ndarray:
+        h = forward_stack(stack, self.inputs(words))  # (T, D*d)
         return h @ self._p["w_out"].T + self._p["b_out"]  # (T, C)
 
     def loss_and_grads(self, batch: Batch) -> tuple[float, dict[str, np.ndarray]]:
         """Mean cross-entropy over the batch's tokens, and its gradient by the core's BPTT."""
+        from seqviz.core.blas import uses_blas
+
+        if uses_blas(self.dtype, int(self._p["weight_hh_l0"].shape[1])):
+            return self._blas_loss_and_grads(batch)
         stack = self.stack
         grads = {k: np.zeros_like(v) for k, v in self._p.items()}
         n_tokens = sum(len(t) for t in batch.tags)
         total = 0.0
         w_out = self._p["w_out"]
-        for ids, tags in zip(batch.words, batch.tags, strict=True):
+        e = self._p["emb"].shape[1]
+        shapes = batch.shapes or (None,) * len(batch.words)
+        for ids, tags, shape in zip(batch.words, batch.tags, shapes, strict=True):
             x = self._p["emb"][ids]  # (T, e)
+            if shape is not None:
+                x = np.concatenate([x, shape], axis=1)
             h = forward_stack(stack, x)  # (T, D*d)
             p = _softmax(h @ w_out.T + self._p["b_out"])  # (T, C)
             rows = np.arange(len(tags))
@@ -149,18 +215,54 @@ class Tagger:
                 grads[k] += g
             grads["w_out"] += g_logits.T @ h
             grads["b_out"] += g_logits.sum(axis=0)
-            np.add.at(grads["emb"], ids, tr.grad_x)
+            np.add.at(grads["emb"], ids, tr.grad_x[:, :e])
+        return total / n_tokens, grads
+
+    def _blas_loss_and_grads(self, batch: Batch) -> tuple[float, dict[str, np.ndarray]]:
+        """loss_and_grads on the batched BLAS kernels, in the model's dtype: the sentences of
+        one length go through the stack together."""
+        from seqviz.core.blas_stack import group_by_length, stack_backward, stack_record
+
+        p, s = self._p, self.settings
+        grads = {k: np.zeros_like(v) for k, v in p.items()}
+        n_tokens = sum(len(t) for t in batch.tags)
+        total = 0.0
+        e = p["emb"].shape[1]
+        for idx in group_by_length([len(w) for w in batch.words]):
+            ids = np.stack([batch.words[i] for i in idx], axis=1)  # (T, B)
+            tags = np.stack([batch.tags[i] for i in idx], axis=1)
+            x = p["emb"][ids]  # (T, B, e)
+            if batch.shapes:
+                shape = np.stack([batch.shapes[i] for i in idx], axis=1)  # (T, B, N_SHAPE)
+                x = np.concatenate([x, shape.astype(x.dtype)], axis=2)
+            rec = stack_record(
+                str(s["cell"]), p, int(s["num_layers"]), bool(s["bidirectional"]), x,
+                variant=str(s["variant"]), nonlinearity=str(s["nonlinearity"]),
+            )  # fmt: skip
+            h = rec.out  # (T, B, D*d)
+            prob = _softmax(h @ p["w_out"].T + p["b_out"])  # (T, B, C)
+            right = np.take_along_axis(prob, tags[..., None], axis=2)[..., 0]
+            total -= float(np.log(np.maximum(right.astype(np.float64), 1e-300)).sum())
+            g_logits = prob
+            np.put_along_axis(g_logits, tags[..., None], right[..., None] - 1.0, axis=2)
+            g_logits /= n_tokens
+            g_cells, g_x = stack_backward(rec, g_logits @ p["w_out"])
+            for k, g in g_cells.items():
+                grads[k] += g
+            C, n = g_logits.shape[2], h.shape[2]
+            grads["w_out"] += g_logits.reshape(-1, C).T @ h.reshape(-1, n)
+            grads["b_out"] += g_logits.sum(axis=(0, 1))
+            np.add.at(grads["emb"], ids.ravel(), g_x[..., :e].reshape(-1, e))
         return total / n_tokens, grads
 
     def tag_words(self, words: list[str] | tuple[str, ...]) -> Tagging:
         """Tags, probabilities and the full trace for known words (see tag() for raw text)."""
         stack = self.stack
-        ids = self.ids(words)
-        x = self._p["emb"][ids]
-        tr = trace_stack(stack, x)
+        tr = trace_stack(stack, self.inputs(words))
         probs = _softmax(tr.h @ self._p["w_out"].T + self._p["b_out"])
         tags = tuple(self.tags[i] for i in probs.argmax(axis=1))
-        return Tagging(tuple(words), tags, probs, tr)
+        unknown = tuple(w not in self._index for w in words)
+        return Tagging(tuple(words), tags, probs, tr, unknown)
 
     def tag(self, text: str) -> Tagging:
         """Tag a typed sentence; an unknown word is a ValueError naming the closest known ones."""
@@ -172,7 +274,7 @@ class Tagger:
         right = [0, 0]
         other = [0, 0]
         for s in sentences:
-            pred = self.logits(stack, self.ids(s.words)).argmax(axis=1)
+            pred = self.logits(stack, s.words).argmax(axis=1)
             for t, tag in enumerate(s.tags):
                 bucket = right if s.right[t] else other
                 bucket[0] += int(self.tags[pred[t]] == tag)
@@ -189,7 +291,8 @@ class Tagger:
     def save(self, path: str | os.PathLike[str]) -> Path:
         meta = {k: np.array(v) for k, v in self.settings.items()}
         meta["vocab"], meta["tags"] = np.array(self.vocab), np.array(self.tags)
-        return save_model(path, KIND, {**self._p, **meta})
+        arrays = {k: v.astype(np.float64) for k, v in self._p.items()}
+        return save_model(path, KIND, {**arrays, **meta})
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], path: Path) -> Tagger:
@@ -200,6 +303,7 @@ class Tagger:
                 f"{str(path)!r} is not a seqviz tagger: it lacks {', '.join(missing)}."
             )
         settings: dict[str, Any] = {k: arrays[k].item() for k in _SETTINGS}
+        settings["shape"] = bool(arrays["shape"].item()) if "shape" in arrays else False
         weights = {k: v for k, v in arrays.items() if k.startswith(("weight", "bias"))}
         weights.update(emb=arrays["emb"], w_out=arrays["w_out"], b_out=arrays["b_out"])
         try:
@@ -210,14 +314,21 @@ class Tagger:
 
 
 def batches_for(model: Tagger, sentences: list[task.Tagged], batch: int) -> Any:
-    """The batches callable of seqviz.training.fit: the sentences shuffled every epoch."""
+    """The batches callable of seqviz.training.fit: the sentences shuffled every epoch; a tagger
+    that knows <unk> reads a fresh WORD_DROPOUT share of the words as <unk> each epoch (their
+    shapes kept), so that it learns to tag a word it never saw by its form and context."""
     encoded = model.encode(sentences)
+    unk = model.unk_id
 
     def make(epoch: int, rng: np.random.Generator) -> Any:
         order = rng.permutation(len(sentences))
         for start in range(0, len(order), batch):
             idx = order[start : start + batch]
-            yield Batch(tuple(encoded.words[i] for i in idx), tuple(encoded.tags[i] for i in idx))
+            words = tuple(encoded.words[i] for i in idx)
+            if unk is not None:
+                words = tuple(np.where(rng.random(len(w)) < WORD_DROPOUT, unk, w) for w in words)
+            shapes = tuple(encoded.shapes[i] for i in idx) if encoded.shapes else ()
+            yield Batch(words, tuple(encoded.tags[i] for i in idx), shapes)
 
     return make
 
@@ -239,7 +350,7 @@ SHIPPED = ("tagger-bi", "tagger-uni")
 
 
 def measure(n_sentences: int = 1000) -> list[dict[str, Any]]:
-    """Both shipped taggers on the same held-out sentences (what the README reports)."""
+    """Both shipped taggers on the same held-out sentences (what docs/models-guide.md reports)."""
     test = task.held_out(n_sentences)
     rows = []
     for name in SHIPPED:

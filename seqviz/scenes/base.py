@@ -21,7 +21,10 @@ Checklist for adding a scene (for example ``training``):
    module never imports Textual).
 3. A lecture demo, ``seqviz/demos/<name>.toml`` (format: ``seqviz/lecture/script.py``); check it
    with ``seqviz demo <name> --check``. Its documentation: a line in ``seqviz/demos/README.md``
-   (a test checks every demo is listed there) and a row in README.md's scene table.
+   (a test checks every demo is listed there), a guide ``docs/scenes/<name>.md`` with a
+   screenshot ``docs/img/<name>.svg`` and its line in mkdocs.yml's nav, and a row in
+   README.md's scene table (tests/test_docs.py checks all three; ``python tools/reference.py``
+   writes the guide's parameter table).
 4. A snapshot test, ``tests/test_snapshots_<name>.py`` (``snap_compare`` at 80x24 and 160x50),
    and its SVGs from ``--snapshot-update`` (look at them).
 5. One ``(name, title)`` line in ``SCENES`` in ``seqviz/scenes/__init__.py`` (the module's
@@ -205,6 +208,9 @@ class Scene:
     speed: float | None = None
     """Optional: frames per second this scene plays at until the user picks a speed (None: the
     app's default), for scenes whose frames each carry a lot to read."""
+    opening_frame: Callable[[Any], int | None] | None = None
+    """Optional: result -> the frame a new result opens on while the cursor follows the end
+    (None: the last frame), e.g. the inside scene's verb, where the model's choice is visible."""
     values_class: type = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
-from types import MappingProxyType
+from types import MappingProxyType, SimpleNamespace
 from typing import Any
 
 from seqviz import models
+from seqviz.limits import BEAM_WIDTH, LENGTH_ALPHA
 from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene, SelectHook
 
@@ -22,14 +24,28 @@ MODEL_LABELS = {
 }
 
 SPECS = (
-    ParamSpec("width", "beam width", "int", 2, 1, 16, 1,
+    ParamSpec("width", "beam width", "int", BEAM_WIDTH, 1, 16, 1,
               help="hypotheses kept per step; 1 is greedy"),
-    ParamSpec("alpha", "length norm alpha", "float", 0.6, 0.0, 2.0, 0.1,
+    ParamSpec("alpha", "length norm alpha", "float", LENGTH_ALPHA, 0.0, 2.0, 0.1,
               help="finished hypotheses rank by logP / t^alpha (the chapter's 0.6); 0 is plain"),
     ParamSpec("max_len", "max length", "int", 10, 1, 40, 1,
               help="most tokens generated, </s> included (the lesson's code uses 6)"),
     ParamSpec("variant", "beam variant", "choice", "lesson", choices=("lesson", "keep_live"),
               help="lesson: a finished hypothesis uses up a slot; keep_live: width live ones kept"),
+    ParamSpec("search", "exact search", "choice", "beam", choices=("beam", "exact"),
+              help="exact: the most probable sentence, the beam's search error, both penalties"),
+    ParamSpec("min_len", "min length", "int", 0, 0, 40, 1,
+              help="</s> is blocked until this many tokens are generated (0: off)"),
+    ParamSpec("no_repeat", "no-repeat n-gram", "int", 0, 0, 5, 1,
+              help="block a token that would repeat an n-gram of this size (0: off)"),
+    ParamSpec("rep_penalty", "repetition penalty", "float", 1.0, 1.0, 5.0, 0.1,
+              help="log P of a token already seen is multiplied by this (1: off)"),
+    ParamSpec("groups", "diverse groups", "int", 1, 1, 4, 1,
+              help="diverse beam search: groups of width/groups (width must divide)"),
+    ParamSpec("diversity", "diversity", "float", 0.5, 0.0, 5.0, 0.1,
+              help="diverse beam: log P cost of a token an earlier group chose"),
+    ParamSpec("samples", "samples", "int", 0, 0, 1000, 100,
+              help="draw this many samples; the ranking panel shows their histogram (0: off)"),
     ParamSpec("temperature", "temperature", "float", 1.0, 0.1, 5.0, 0.1, recompute=False,
               help="divides the logits of the selected node's distribution (sampling)"),
     ParamSpec("top_k", "top-k", "int", 0, 0, 100, 1, recompute=False,
@@ -78,6 +94,10 @@ class DecodingResult:
     greedy_steps: tuple[Any, ...] = ()  # greedy Step records
     greedy: Any = None  # Node: where greedy ended
     final: Any = None  # DecodeResult of the beam search
+    exact: Any = None  # with search=exact: the optimum (a Node), else None
+    exact_proved: bool = False  # False when the node budget ran out first
+    search_error: int | None = None  # the beam step that pruned the optimum's prefix
+    samples: Any = None  # with samples > 0: a decoding.histogram.SampleHistogram
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
     # (node, temperature, top_k, top_p) -> its Distribution: a frame asks again for the node
     # shown the frame before (about ten nodes in a hundred frames)
@@ -96,6 +116,53 @@ class DecodingResult:
         from seqviz.decoding import join_tokens
 
         return join_tokens(self.model, [self.vocab[t] for t in node.tokens])
+
+    def error_lines(self) -> list[str]:
+        """With search=exact: is the beam's answer the search's fault or the model's? Computed
+        from the optimum, the beam's winner and the step that pruned the optimum's prefix."""
+        if self.exact is None or self.final is None:
+            return []
+        opt, won = self.exact, self.final.best
+        if not opt.finished:
+            return ["exact search: no sentence ends within the length limit"]
+        words = self.words(opt) or "(empty)"
+        out = [f"exact optimum: {words} p={math.exp(opt.logprob):.3f} score {opt.score:.3f}"]
+        if not self.exact_proved:
+            out.append(f"(node budget {EXACT_BUDGET:,} reached: best found, not proven optimal)")
+        search_err = not won.finished or won.score < opt.score - 1e-9
+        if search_err:
+            where = ""
+            if self.search_error is not None:
+                lost = [self.vocab[t] for t in tuple(opt.tokens)[: self.search_error]]
+                where = f"; step {self.search_error} pruned '{' '.join(lost)}'"
+            out.append(
+                f"search error: beam's winner scores {won.score:.3f} < {opt.score:.3f}{where}"
+            )
+        else:
+            out.append("no search error: the beam found the optimum")
+        model_err = opt.depth == 1  # the model's most probable sentence says nothing
+        if model_err:
+            out.append("model error: the most probable sentence is empty")
+        out.append(f"search errors {int(search_err)} · model errors {int(model_err)}")
+        return out
+
+    def penalty_lines(self, hyps: Any) -> list[str]:
+        """Which finished hypothesis each length penalty picks at the scene's alpha."""
+        from seqviz.decoding.records import length_score
+
+        done = [n for n in hyps if n.finished]
+        alpha = self.values.alpha
+        if not done or not alpha or self.exact is None:  # shown beside the exact search
+            return []
+        picks = []
+        for name in ("plain", "google"):
+            best = max(done, key=lambda n: length_score(n.logprob, n.depth, alpha, name))
+            picks.append(self.words(best))
+        same = "the same" if picks[0] == picks[1] else "different winners"
+        return [
+            f"/t^{alpha:g} picks '{picks[0]}'; Google ((5+t)/6)^{alpha:g} picks '{picks[1]}' "
+            f"({same})"
+        ]
 
     def prompt_text(self) -> str:
         from seqviz.decoding import BOS, join_tokens
@@ -219,20 +286,45 @@ def compute(v: Any) -> DecodingResult:
     scene as one line, instead of raising.
     """
     from seqviz.decoding import BeamSearch, Greedy
+    from seqviz.decoding.diverse import DiverseBeamSearch
+    from seqviz.decoding.processors import for_model
 
     try:
         model, label = load_model(v.model, v.path)
-        beam = BeamSearch(
+        knobs = for_model(
             model,
-            v.prompt,
-            width=v.width,
-            max_len=v.max_len,
-            alpha=v.alpha,
-            keep_live=v.variant == "keep_live",
+            min_len=v.min_len,
+            no_repeat_ngram=v.no_repeat,
+            repetition_penalty=v.rep_penalty,
         )
+        beam: Any
+        if v.groups > 1:
+            beam = DiverseBeamSearch(
+                model,
+                v.prompt,
+                width=v.width,
+                groups=v.groups,
+                diversity=v.diversity,
+                max_len=v.max_len,
+                alpha=v.alpha,
+                processors=knobs,
+            )
+        else:
+            beam = BeamSearch(
+                model,
+                v.prompt,
+                width=v.width,
+                max_len=v.max_len,
+                alpha=v.alpha,
+                keep_live=v.variant == "keep_live",
+                processors=knobs,
+            )
         final = beam.run()
-        greedy = Greedy(model, v.prompt, max_len=v.max_len, alpha=v.alpha)
+        greedy = Greedy(model, v.prompt, max_len=v.max_len, alpha=v.alpha, processors=knobs)
         greedy_best = greedy.run().best
+        exact = _exact(model, v, beam.history) if getattr(v, "search", "beam") == "exact" else {}
+        if v.samples:
+            exact["samples"] = _histogram(model, v, final.best)
     except ValueError as exc:
         return DecodingResult(values=v, error=str(exc))
     nodes = beam.nodes()
@@ -252,7 +344,67 @@ def compute(v: Any) -> DecodingResult:
         greedy_steps=greedy.history,
         greedy=greedy_best,
         final=final,
+        **exact,
     )
+
+
+EXACT_BUDGET = 20_000
+
+
+def _histogram(model: Any, v: Any, beam_best: Any) -> Any:
+    """`v.samples` samples with the scene's temperature, top-k and top-p, counted."""
+    from seqviz.decoding import Sampler
+    from seqviz.decoding.histogram import histogram
+
+    sampled = Sampler(
+        model,
+        v.prompt,
+        temperature=v.temperature,
+        top_k=v.top_k or None,
+        top_p=v.top_p if v.top_p < 1.0 else None,
+        seed=0,
+        samples=v.samples,
+        max_len=v.max_len,
+    ).run()
+    return histogram(sampled, beam_best)
+
+
+def histogram_lines(r: DecodingResult, width: int) -> list[str]:
+    """The sample histogram as text rows: a summary, then sentence, count, frequency against
+    model probability and a bar, most frequent first (computed from the counts shown)."""
+    h = r.samples
+    if h is None:
+        return []
+    d2 = h.distinct[2]
+    v = r.values  # the cut-offs the samples were drawn with (set when samples last changed)
+    head = f"{h.samples:,} samples, T={v.temperature:g} top-k {v.top_k or 'off'} top-p {v.top_p:g}"
+    counts = (
+        f"{len(h.sentences):,} distinct · {h.repeats:.0%} repeats · distinct-2 "
+        f"{'nan' if math.isnan(d2) else f'{d2:.2f}'}"
+    )
+    beam = (
+        f"beam's winner drawn {h.beam_count}x: '{r.words(h.beam)}' p={math.exp(h.beam.logprob):.3g}"
+    )
+    out = [head, counts, beam, f"{'n':>4} {'freq':>5} {'P':>6}  sentence"]
+    top = h.sentences[0].count if h.sentences else 1
+    for row in h.sentences:
+        bar = "█" * max(1, round(6 * row.count / top))
+        words = r.words(SimpleNamespace(tokens=row.tokens))
+        out.append(f"{row.count:>4} {row.frequency:>5.3f} {row.prob:>6.3g} {bar:<6} {words}")
+    return [line[:width] for line in out]
+
+
+def _exact(model: Any, v: Any, steps: Any) -> dict[str, Any]:
+    """The exact optimum under the scene's alpha and where the beam lost it."""
+    from seqviz.decoding.exact import ExactSearch, first_search_error
+
+    ex = ExactSearch(model, v.prompt, max_len=v.max_len, alpha=v.alpha, node_budget=EXACT_BUDGET)
+    best = ex.run().best
+    return {
+        "exact": best,
+        "exact_proved": ex.proved,
+        "search_error": first_search_error(steps, best) if best.finished else None,
+    }
 
 
 @dataclass(frozen=True)
@@ -299,6 +451,9 @@ def tree_rows(
         while node.parent >= 0:
             keep_path.add(node.id)
             node = result.nodes[node.parent]
+    # the exact optimum's prefixes are never folded away: the one the beam pruned is the search
+    # error the tree marks
+    opt = tuple(result.exact.tokens) if result.exact is not None else ()
     rows: list[TreeRow] = []
 
     def status_of(node: Any) -> tuple[str, int | None]:
@@ -318,7 +473,8 @@ def tree_rows(
         n_pruned = 0
         for kid_id in kids:
             kid = result.nodes[kid_id]
-            if kid.status != "pruned" or kid_id in keep_path:
+            on_opt = bool(opt) and kid.depth <= len(opt) and opt[: kid.depth] == kid.tokens
+            if kid.status != "pruned" or kid_id in keep_path or on_opt:
                 show.append(kid)
             elif n_pruned < pruned_shown:
                 show.append(kid)

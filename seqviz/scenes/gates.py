@@ -11,6 +11,7 @@ import numpy as np
 from seqviz import models
 from seqviz.scenes import title_of
 from seqviz.scenes.base import ParamSpec, Scene, SelectHook
+from seqviz.scenes.forcing import INTERVENTION_SPECS
 
 GATE_NAMES = {"lstm": ("i", "f", "g", "o"), "gru": ("r", "z", "n")}
 GATE_LABELS = {
@@ -70,6 +71,7 @@ SPECS = (
               help="a stacked weights file: which layer's cell to show (0 reads the input)"),
     ParamSpec("direction", "direction", "choice", "forward", choices=DIRECTIONS,
               help="a bidirectional weights file: the left-to-right or the right-to-left cell"),
+    *INTERVENTION_SPECS,
 )  # fmt: skip
 STACK_ONLY = ("layer", "direction")
 
@@ -93,6 +95,7 @@ class GatesResult:
     level: str = "char"  # how a trained LM splits its text; random networks read characters
     vocab_size: int = 0  # a trained LM's vocabulary; 0 for a random network or a bare cell
     h_prev: np.ndarray | None = None  # (T, d) the state each step read: h0, then h (map order)
+    forcing: Any = None  # the units forced (keys a, c, x) and, for an LM, their held-out effect
 
     @property
     def T(self) -> int:
@@ -296,13 +299,13 @@ def inputs(v: Any) -> tuple[Any, Any, np.ndarray, tuple[str, ...]]:
         from seqviz.tasks.tagging import tokenize
 
         words = tokenize(v.text, tagger.vocab)
-        return None, tagger.stack, tagger.parameters()["emb"][tagger.ids(words)], tuple(words)
+        return None, tagger.stack, tagger.inputs(words), tuple(words)
     lm = load_model(v)
     if lm is None:
         params = make_params(v)
         return None, params, embed(v.text, params.input_size, v.seed), tuple(v.text)
     ids, x = lm.inputs(v.text)  # (T, e): <s> then each word (or character)
-    start = "<s>" if lm.level == "word" else "▸"
+    start = lm.bos if lm.level == "word" else "▸"  # <eos> for a PyTorch LM that starts so
     return lm, lm.params, x, (start, *(lm.vocab[i] for i in ids[1:]))
 
 
@@ -327,8 +330,10 @@ def compute(v: Any) -> GatesResult:
     tagger = load_tagger_file(v)
     source = "random" if v.model == "random" else (v.weights if v.model == "file" else v.model)
     cell, tr, where = run_cell(params, x, v)
+    forced = forced_trace(v, lm if lm is not None else cell, x, where)
     if where:
         source = f"{source}, {where}"
+    tr = tr if forced is None else forced[1]
     assert tr.gates is not None  # make_params gives an lstm or gru cell, which has gates
     # Time order for the maps: a reverse cell's trace runs from the last token to the first.
     flip = (lambda a: a[::-1]) if where and v.direction == "reverse" else (lambda a: a)
@@ -351,7 +356,21 @@ def compute(v: Any) -> GatesResult:
         level="word" if lm is not None and lm.level == "word" or tagger is not None else "char",
         # counted like an LM's vocabulary, which holds <s> and </s> besides the words
         vocab_size=len(lm.vocab) if lm is not None else (len(tagger.vocab) + 2 if tagger else 0),
+        forcing=None if forced is None else forced[0],
     )
+
+
+def forced_trace(v: Any, model: Any, x: np.ndarray, where: str) -> Any:
+    """(Forcing, the forced states as a Trace's fields) when units are forced, else None; a
+    cell inside a stack is refused in one sentence."""
+    from seqviz.scenes.forcing import forced_states, forcing
+
+    forced = forcing(v, model, v.model if v.model != "file" else v.weights)
+    if forced is None:
+        return None
+    if where:
+        raise ValueError("units can be forced in a one-layer cell only; this file is a stack.")
+    return forced, forced_states(getattr(model, "params", model), x, forced)
 
 
 def inactive(v: Any) -> dict[str, str]:

@@ -27,6 +27,8 @@ SPECS = (
     ParamSpec("width", "beam width", "int", 3, 1, 8, 1, help="hypotheses kept (decoding=beam)"),
     ParamSpec("alpha", "length norm alpha", "float", 0.0, 0.0, 2.0, 0.1,
               help="beam: finished hypotheses rank by logP / t^alpha"),
+    ParamSpec("plot", "plot", "choice", "length", choices=("length", "beam-curse"),
+              help="length: exact match by source length; beam-curse: search errors by width"),
     ParamSpec("force", "forced error at step", "int", 0, 0, 40, 1,
               help="free running: at this step emit the best WRONG word (0 = no forced error)"),
 )  # fmt: skip
@@ -61,6 +63,7 @@ class Seq2SeqResult:
     free: Decode | None = None  # free running (own outputs fed), with the forced error if set
     force_step: int = 0  # the step whose output was forced wrong (0: none)
     curve: Any = field(default=None, repr=False, compare=False)  # CurveRows of the two models
+    curse: Any = field(default=None, repr=False, compare=False)  # saved beam-curse rows
 
     @property
     def S(self) -> int:
@@ -145,8 +148,15 @@ def compute(v: Any) -> Seq2SeqResult:
         reverse=model.config.reverse,
         enc_h=H, context=H[-1].copy(), output=tuple(out), logprob=tr.logprob, attn=tr.attention,
         reference=ref_words, forced=forced, free=free, force_step=v.force,
-        curve=length_curve(),
+        curve=length_curve(), curse=_curse(v),
     )  # fmt: skip
+
+
+def _curse(v: Any) -> Any:
+    """The saved `seqviz run beam-curse` rows when the plot shows them."""
+    from seqviz.models.curse import load_rows
+
+    return load_rows() if getattr(v, "plot", "length") == "beam-curse" else None
 
 
 def frames(result: Seq2SeqResult) -> int:

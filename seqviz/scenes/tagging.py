@@ -16,7 +16,7 @@ from seqviz.scenes.base import ParamSpec, Scene
 MODELS = tuple(e.name for e in models.entries("tagger"))
 SPECS = (
     ParamSpec("text", "sentence", "text", "Morgan Labs sees the dog near Austin Street",
-              max_length=160, help="words the taggers know (an unknown word names the closest)"),
+              max_length=160, help="any words; one never seen is tagged by its shape and context"),
     ParamSpec("model", "tagger", "choice", "tagger-bi", choices=MODELS,
               help="whose states and tags to show: bidirectional or left to right"),
     ParamSpec("layer", "layer", "int", 1, 0, 1, 1, recompute=False,
@@ -50,6 +50,7 @@ class TaggingResult:
     backward: tuple[np.ndarray, ...]  # per layer (T, d): reverse states, time order; () if uni
     reference_tags: tuple[str, ...]  # the bidirectional tagger's tags on the same words
     mistakes: tuple[Mistake, ...]
+    unknown: tuple[str, ...] = ()  # words the tagger never saw, read as <unk> and their shape
 
     @property
     def T(self) -> int:
@@ -92,6 +93,7 @@ def compute(v: Any) -> TaggingResult:
         probs=np.array(out.confidence), bidirectional=stack.bidirectional,
         layers=stack.num_layers, forward=forward, backward=backward,
         reference_tags=ref.tags, mistakes=mistakes,
+        unknown=tuple(w for w, u in zip(words, out.unknown, strict=True) if u),
     )  # fmt: skip
 
 
@@ -101,7 +103,16 @@ def frames(result: TaggingResult) -> int:
 
 
 def explain(result: TaggingResult) -> str:
-    """One sentence on what went wrong (or that nothing did), from the result."""
+    """One sentence on what went wrong (or that nothing did), from the result; then the words
+    read as unknown, if any."""
+    text = _explain(result)
+    if result.unknown:
+        names = ", ".join(f"'{w}'" for w in result.unknown)
+        text += f" Never seen, so tagged by their shape and context: {names}."
+    return text
+
+
+def _explain(result: TaggingResult) -> str:
     if result.bidirectional:
         return (
             f"Every tag is read off [forward; backward] at its word: {result.T} words, "

@@ -90,6 +90,46 @@ def corpus(n_sentences: int, seed: int = 0) -> list[str]:
     return [" ".join(sentence(rng)) for _ in range(n_sentences)]
 
 
+MAX_ATTRACTORS = 3
+
+
+def attractor_sentence(rng: np.random.Generator, attractors: int, *, nested: bool = False
+                       ) -> list[str]:  # fmt: skip
+    """A sentence with exactly `attractors` nouns of the other number between the subject and
+    its verb, in max(attractors, 2) prepositional phrases (the rest of the subject's number), so
+    counts 0 to 2 have the same length. `nested`: the harder form, an object relative clause
+    whose own subject and verb have the other number ("the key that the dogs near the cabinets
+    chase is"), then the phrases; `attractors` counts the relative clause's subject as one."""
+    if not 0 <= attractors <= MAX_ATTRACTORS:
+        raise ValueError(f"attractors must be 0 to {MAX_ATTRACTORS}, got {attractors}.")
+    plural = bool(rng.random() < 0.5)
+    animate = bool(rng.random() < 0.4)
+    words = ["the", _noun(rng, plural, animate)]
+    left = attractors
+    if nested:
+        if attractors < 1:
+            raise ValueError("a nested sentence has at least one attractor (its clause subject).")
+        verb = VERBS[int(rng.integers(len(VERBS)))][0 if plural else 1]
+        words += ["that", "the", _noun(rng, not plural, animate=True)]
+        left -= 1
+        if left:  # a phrase inside the clause, its noun an attractor too
+            words += [PREPOSITIONS[int(rng.integers(len(PREPOSITIONS)))], "the",
+                      _noun(rng, not plural)]  # fmt: skip
+            left -= 1
+        words.append(verb)
+    n_pp = max(left, 0 if nested else 2)
+    other = [True] * left + [False] * (n_pp - left)
+    rng.shuffle(other)
+    for is_other in other:
+        words += [PREPOSITIONS[int(rng.integers(len(PREPOSITIONS)))], "the"]
+        words.append(_noun(rng, plural != is_other))
+    tense = "past" if rng.random() < 0.3 else "present"
+    words.append(BE[(tense, plural)])
+    options = PREDICATES[animate]
+    words += options[int(rng.integers(len(options)))].split()
+    return words
+
+
 def subject_is_plural(words: list[str]) -> bool:
     """Whether the sentence's subject (the noun after the first "the") is plural."""
     noun = words[1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -68,21 +69,23 @@ def check_lag(lag: object) -> int:
     return int(lag)
 
 
-TASKS = ("copy", "agreement")
+# The task registry: name -> (module, factory). A new lagged task is one line here and a module
+# with a factory `f(lag) -> LagTask`; the modules load only when their task is asked for.
+REGISTRY: dict[str, tuple[str, str]] = {
+    "copy": ("seqviz.tasks.copy", "copy_task"),
+    "agreement": ("seqviz.tasks.agreement", "agreement_task"),
+}
+TASKS = tuple(REGISTRY)
 
 
 def make_task(name: str, lag: int) -> LagTask:
-    """The task called ``name`` (copy or agreement) at distance ``lag``."""
+    """The task called ``name`` (one of TASKS) at distance ``lag``."""
     lag = check_lag(lag)
-    if name == "copy":
-        from seqviz.tasks.copy import copy_task
-
-        return copy_task(lag)
-    if name == "agreement":
-        from seqviz.tasks.agreement import agreement_task
-
-        return agreement_task(lag)
-    raise ValueError(f"unknown task {name!r}; tasks are {', '.join(TASKS)}.")
+    if name not in REGISTRY:
+        raise ValueError(f"unknown task {name!r}; tasks are {', '.join(TASKS)}.")
+    module, factory = REGISTRY[name]
+    task: LagTask = getattr(importlib.import_module(module), factory)(lag)
+    return task
 
 
 def main(name: str, argv: list[str] | None = None) -> int:

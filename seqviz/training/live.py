@@ -85,8 +85,12 @@ class Trainer:
                 forget = None
             else:
                 with np.errstate(all="ignore"):
-                    grad_back = np.linalg.norm(diag.grad_h, axis=2).mean(axis=0)[::-1].copy()
-                forget = None if diag.forget is None else diag.forget.mean(axis=0).T.copy()
+                    grad_back = (
+                        np.linalg.norm(diag.grad_h, axis=2).mean(axis=0)[::-1].astype(np.float64)
+                    )
+                forget = (
+                    None if diag.forget is None else diag.forget.mean(axis=0).T.astype(np.float64)
+                )
             if cell == "lstm" and forget is None:
                 forget = np.full((race.config.hidden, T), np.nan)
             if run.model.finite():

@@ -36,7 +36,7 @@ class RaceConfig:
     lr: float = 0.01
     optimizer: str = "adam"
     clip: float = 1.0
-    forget_bias: float = 2.0  # keeps the LSTM's cell open at the start (see the README)
+    forget_bias: float = 2.0  # keeps the LSTM's cell open at the start (docs/scenes/training.md)
     seed: int = 0
     batch: int = 32
 

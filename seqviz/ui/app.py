@@ -96,12 +96,18 @@ def _export_commands() -> type[Provider]:
     return ExportCommands
 
 
+def _state_commands() -> type[Provider]:
+    from seqviz.ui.share import StateCommands
+
+    return StateCommands
+
+
 class SeqvizApp(App[None]):
     """The seqviz terminal app. See the module docstring for the programmatic interface."""
 
     CSS_PATH = "app.tcss"
     TITLE = "seqviz"
-    COMMANDS = App.COMMANDS | {_param_commands, _export_commands}
+    COMMANDS = App.COMMANDS | {_param_commands, _export_commands, _state_commands}
     ENABLE_COMMAND_PALETTE = True
     # A maximised panel (key m) keeps the demo caption, the status line and the key hints.
     ALLOW_IN_MAXIMIZED_VIEW = "#banner, #status, FittingFooter"
@@ -122,7 +128,12 @@ class SeqvizApp(App[None]):
         Binding("m", "maximize_panel", "maximise panel", show=False),
         Binding("s", "screenshot", "SVG shot", show=False),
         Binding("e", "save_trace", "save trace", show=False),
+        Binding("y", "share_state", "state string", show=False),
         Binding("q", "quit", "quit"),
+        # interventions (inside and gates scenes): ablate, clamp the cursor unit; clear
+        Binding("a", "view('force', 0)", "ablate unit", show=False),
+        Binding("k", "view('force', 1)", "clamp unit", show=False),  # c: a demo's captions
+        Binding("x", "view('clear_forced')", "clear forced units", show=False),
         *(Binding(str(i), f"scene({i})", f"scene {i}", show=False) for i in range(1, 10)),
         Binding("0", "scene(10)", "scene 10", show=False),  # 0 after 9, as on the keyboard
     ]
@@ -685,6 +696,9 @@ class SeqvizApp(App[None]):
             if self._kernel_status is not None:
                 self.call_after_refresh(self._kernel_status.first_paint)
         self.playback.set_frames(self.scene.frames(message.result))
+        opening = self.scene.opening_frame and self.scene.opening_frame(message.result)
+        if opening and self.playback.follow_end:  # a scene's own first frame (inside: the verb)
+            self.playback.frame = min(opening, self.playback.n_frames)
         if self._frozen_at is None:
             self.call_after_refresh(self._freeze_heap)
         with self.batch_update():
@@ -935,6 +949,12 @@ class SeqvizApp(App[None]):
         new = spec.nudge(getattr(self.values, spec.name), direction)
         self.set_param(spec.name, new)
 
+    def action_view(self, name: str, *args: Any) -> None:
+        """A key only some scenes' views act on (a, c, x: interventions); others ignore it."""
+        handler = getattr(self._view, f"action_{name}", None)
+        if handler is not None:
+            handler(*args)
+
     def action_speed(self, direction: int) -> None:
         speed = self.playback.next_speed(direction)
         if speed is not None:
@@ -972,6 +992,22 @@ class SeqvizApp(App[None]):
         from seqviz.ui.export import screenshot_action
 
         screenshot_action(self)
+
+    def action_share_state(self) -> None:
+        """Show and copy the state string that reopens this screen (`seqviz --state`)."""
+        from seqviz.ui.share import share_state
+
+        share_state(self)
+
+    def shared_step(self) -> tuple[str | None, int | None]:
+        """The demo and step (1-based) a state string of this screen names: none here; a demo
+        app names its step."""
+        return None, None
+
+    def open_demo_step(self, state: Any) -> bool:
+        """Show the demo step ``state`` names, if this app runs that demo (a demo app does);
+        False if it does not, and the caller opens the scene instead."""
+        return False
 
     def action_save_trace(self) -> None:
         from seqviz.ui.export import trace_action

@@ -1,7 +1,8 @@
 """Every touch of Textual's internals, in one place (tests/test_compat.py checks their shape).
 
-Textual is pinned only from below, so each use here names the internal, why seqviz needs it,
-and degrades to doing nothing when the internal is gone; the compat test then fails loudly.
+Textual is pinned to the tested series (pyproject.toml: >=8.2.4,<8.3), and each use here still
+names the internal, why seqviz needs it, and degrades to doing nothing when the internal is gone;
+the compat test then fails loudly on a release that moved it.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import time
 from functools import partial
 from pathlib import Path
@@ -59,9 +60,37 @@ def unique_path(folder: Path, stem: str, suffix: str, now: float | None = None) 
     return path
 
 
+# Rich's SVG loads Fira Code from a CDN when the machine lacks it; a lecture machine is often
+# offline, and a slide must not depend on a network. The file names only fonts on the machine:
+# Fira Code if installed, else common monospace fonts, else the viewer's monospace (the text's
+# cells are placed by coordinates, so another monospace font keeps the layout).
+FONT_SOURCES = re.compile(r'src:\s*local\("(FiraCode-[A-Za-z]+)"\)(?:\s*,\s*url\([^)]*\)\s*'
+                          r"(?:format\([^)]*\))?)*\s*;")  # fmt: skip
+FONT_FAMILY = "font-family: Fira Code, monospace;"
+LOCAL_FAMILY = ('font-family: "Fira Code", "DejaVu Sans Mono", "Liberation Mono", Menlo, '
+                "Consolas, monospace;")  # fmt: skip
+REMOTE = re.compile(r"<!--[^>]*https?://[^>]*-->\s*")  # "Generated with Rich https://..."
+
+
+def offline_svg(svg: str) -> str:
+    """``svg`` (Rich's export) with no external URL: local font sources only, no link comment."""
+
+    def local(match: re.Match[str]) -> str:  # FiraCode-Bold: "Fira Code Bold", "FiraCode-Bold"
+        face = match.group(1)
+        return f'src: local("Fira Code {face.split("-")[1]}"), local("{face}");'
+
+    svg = FONT_SOURCES.sub(local, svg)
+    return REMOTE.sub("", svg.replace(FONT_FAMILY, LOCAL_FAMILY))
+
+
 def screenshot_svg(app: Any) -> str:
-    """The current screen as SVG, titled with the scene (the title is the SVG's window caption)."""
-    return str(app.export_screenshot(title=f"seqviz · {app.scene.title}"))
+    """The current screen as SVG, titled with the scene (the title is the SVG's window caption),
+    naming no external URL (see offline_svg)."""
+    from seqviz.ui.share import svg_metadata
+
+    svg = offline_svg(str(app.export_screenshot(title=f"seqviz · {app.scene.title}")))
+    # The state string rides along, so `seqviz --state shot.svg` reopens the slide live.
+    return re.sub(r"(<svg\b[^>]*>)", lambda m: m.group(1) + svg_metadata(app), svg, count=1)
 
 
 def save_screenshot(app: Any, path: str | os.PathLike[str] | None = None) -> Path:

@@ -19,12 +19,17 @@ KEYS = (
     ("r", "reset this scene's parameters to their defaults"),
     ("+ / -  or  ] / [", "change the focused parameter by one step"),
     ("tab / up / down", "move between parameters (the mouse works too: click the arrows, scroll)"),
-    ("enter / escape", "in a text field: apply the typed text / restore the applied one"),
+    (
+        "enter / escape",
+        "in a text field: apply the typed text / restore the applied one and leave the field",
+    ),
     ("> / <", "faster / slower animation"),
     ("1 - 9, 0", "switch scene (0: scene 10)"),
     ("ctrl+p", "command palette: type a parameter and a value, e.g. 'rho 1.2'"),
     ("m", "maximise the panel under the mouse (else the first) for a projector; m restores"),
     ("s / e", "save an SVG screenshot / this scene's traces (.npz) into ./seqviz-shots"),
+    ("y", "show and copy the state string that reopens this screen (seqviz --state)"),
+    ("a / k / x", "inside and gates scenes: ablate / clamp the cursor unit, clear forced units"),
     ("?", "this help"),
     ("q", "quit"),
 )

@@ -41,7 +41,12 @@ class KernelStatus:
 
     def poll(self) -> bool:
         """Called by a timer: refresh the status line when the warm-up moved on. True once
-        there is nothing more to show (the timer can stop)."""
+        there is nothing more to show (the timer can stop). A computation that waits for the
+        compiled kernels (the chaos map's Lyapunov grid) starts the warm-up at once: its result
+        is the first paint, which would otherwise never come."""
+        if not self._started and backend.waiting():
+            self._started = True
+            warm.start()
         if backend.phase()[0] == "ready" and self._ready_at is None:
             self._ready_at = time.monotonic()
         state = (backend.revision(), self._show_ready())

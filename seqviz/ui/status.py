@@ -38,8 +38,11 @@ def status_text(
     kernels: Text | None = None,
 ) -> Text:
     """The status line's parts joined by bars. Plain Text, not markup: frame labels contain the
-    user's typed text ("[", "]")."""
+    user's typed text ("[", "]"). An error comes first: the line is cut at the screen's edge,
+    and what went wrong (an unknown word and the closest known ones) must not be the part cut."""
     parts: list[Text] = []
+    if error:
+        parts.append(Text(error, style="bold red"))
     if kernels is not None:
         parts.append(kernels)  # e.g. compiling in the background, NumPy reference meanwhile
     if computing:
@@ -48,9 +51,7 @@ def status_text(
         parts.append(Text(frame_label))
     if overflow is not None:
         parts.append(Text(f"overflow at step {overflow.step}", style=OVERFLOW_STYLE))
-    if error:
-        parts.append(Text(error, style="bold red"))
-    elif hint:
+    if hint and not error:
         parts.append(Text(hint, style="dim"))
     return Text("  │  ").join(p for p in parts if p.plain)
 

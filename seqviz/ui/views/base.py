@@ -202,12 +202,33 @@ class Panel(KeptLines, Vertical):
         """The long caption (Textual keeps what ``query_one`` found until the children change)."""
         return self.query_one(".caption-long", Caption)
 
+    CAPTION_ROWS = 3  # the long caption's max-height (DEFAULT_CSS)
+
+    def _fitting_caption(self) -> str:
+        """The long caption if it fits whole in CAPTION_ROWS rows at the panel's width, else the
+        short one (a caption cut mid-sentence read "...the model knows the")."""
+        caption = self._long_caption() if self.is_mounted and self.children else None
+        width = caption.content_region.width if caption is not None else 0
+        if width <= 0 or not self._short or self._short == self._caption:
+            return self._caption
+        if static_height(caption, _markup(self._caption), width) <= self.CAPTION_ROWS:
+            return self._caption
+        return self._short
+
+    def on_resize(self) -> None:
+        if self.children:
+            self.call_after_refresh(self._show_fitting_caption)
+
+    def _show_fitting_caption(self) -> None:
+        if self.is_mounted and self.children:
+            self._long_caption().show(self._fitting_caption())
+
     def set_caption(self, text: str, short: str | None = None) -> None:
         short = text if short is None else short
         if (text, short) == (self._caption, self._short):
             return  # an update is a layout pass of the whole screen
         self._caption, self._short = text, short
-        self._long_caption().show(text)
+        self._long_caption().show(self._fitting_caption())
         if self._short_caption is not None:
             self._short_caption.show(short)
         # Inline, to win over the compact rule that shows short captions; cleared otherwise
@@ -239,11 +260,20 @@ class SceneView(Vertical):
     }
     """
 
+    CITED_PLOTS: tuple[str, ...] = ()
+    """Ids of the plots this scene's captions talk about: they get the room first, and
+    `seqviz demo --check` fails a step where one of them is shown with fewer than 6 rows (one
+    that the scene's mode hides is not checked)."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.result: Any = None
         self.values: Any = None
         self.frame = 0
+
+    def cited_plots(self) -> tuple[str, ...]:
+        """CITED_PLOTS, for the mode on screen (a view whose modes show other plots says so)."""
+        return self.CITED_PLOTS
 
     def show_result(self, result: Any) -> None:
         self.result = result

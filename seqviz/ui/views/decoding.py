@@ -16,7 +16,13 @@ from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
-from seqviz.scenes.decoding import DecodingResult, frame_step, tree_rows, winners
+from seqviz.scenes.decoding import (
+    DecodingResult,
+    frame_step,
+    histogram_lines,
+    tree_rows,
+    winners,
+)
 from seqviz.ui.compat_textual import DirectLines, content_size
 from seqviz.ui.views.base import Panel, SceneView
 from seqviz.ui.widgets.beamtree import BEST, COLORS, GREEDY, MARKERS, BeamTree, fmt_prob
@@ -114,6 +120,8 @@ class Sized(DirectLines, Widget):
 
 class DecodingView(SceneView):
     """Frames 2s-1 and 2s show search step s scored and then decided (see scenes.decoding)."""
+
+    CITED_PLOTS = ("tree",)  # what the captions talk about (see SceneView)
 
     SCOPED_CSS = False  # its rules follow the screen size classes (-compact, -tiny)
 
@@ -363,6 +371,7 @@ class DecodingView(SceneView):
             greedy_path=r.greedy_path(),
             best=r.final.best.id if frame >= 2 * r.n_steps and r.n_steps else None,
             targets=self._targets_at(r, s),
+            optimum_path=tuple(r.exact.tokens) if r.exact is not None else (),
         )
         if self._info_key != id(r):  # the line says what the search ran with: per result
             self._info_key = id(r)
@@ -497,6 +506,8 @@ class DecodingView(SceneView):
             ("greedy", g_node, g_done, GREEDY),
             (f"beam w={r.values.width}", b_node, b_done, BEST),
         ]
+        if r.exact is not None:  # search=exact: the optimum beside them, known from the start
+            rows.append(("exact", r.exact, True, "bold #5fd7ff"))
         words = [r.words(n) if n is not None and n.depth else "<s>" for _, n, _, _ in rows]
         need = max(len(w) for w in words)
         # What to drop when the panel is narrow: first the state, then log P, then cut words.
@@ -529,6 +540,9 @@ class DecodingView(SceneView):
     ) -> Any:
         """Finished (and still live) hypotheses, by logP/t^alpha, with the plain-logP rank; above
         them, whether length normalisation changes the winner (computed from these rows)."""
+        if r.samples is not None:  # samples > 0: their histogram takes the ranking's place
+            rows = histogram_lines(r, max(10, width))
+            return Text("\n".join(rows[: max(3, height)]), no_wrap=True, overflow="crop")
         if s == 0:
             return Text("nothing finished yet", style="#9e9e9e")
         step = r.steps[s - 1]
@@ -548,6 +562,15 @@ class DecodingView(SceneView):
         lines = textwrap.wrap(verdict, max(10, width)) if verdict else []
         for line in lines:
             text.append(line + "\n", style="bold #ffaf00" if changed else "italic #9e9e9e")
+        # search=exact: search vs model error; with alpha: the two length penalties' winners
+        extra = [
+            w
+            for x in (*r.error_lines(), *r.penalty_lines(hyps))
+            for w in textwrap.wrap(x, max(10, width))
+        ]
+        for line in extra:
+            text.append(line + "\n", style="#5fd7ff")
+        lines += extra
         if decided and step.stop and height >= 8:  # else the status line alone says it
             stop = textwrap.wrap(f"beam stopped at step {s}: {step.stop}", max(10, width))
             text.append("\n".join(stop) + "\n", style="#9e9e9e")

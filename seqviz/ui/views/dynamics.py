@@ -133,6 +133,10 @@ class DynamicsView(SceneView):
     def on_mount(self) -> None:
         self.query_one(PhasePortrait).focus()
 
+    def cited_plots(self) -> tuple[str, ...]:
+        """The chaos map's Lyapunov grid, else the phase portrait."""
+        return ("dyn-lyap",) if self.has_class("-chaos") else ("dyn-portrait",)
+
     # --- the app's interface ---------------------------------------------------------------
     def show_result(self, result: Any) -> None:
         super().show_result(result)

@@ -11,6 +11,7 @@ from textual.containers import Grid, Horizontal, Vertical
 
 from seqviz.scenes.gates import GATE_LABELS, SIGNED, gru_parts
 from seqviz.ui.views.base import Panel, SceneView, read_so_far
+from seqviz.ui.views.forcing import ForceActions, forced_label, forcing_lines
 from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.curves import CurvePlot
 from seqviz.ui.widgets.heatmap import Heatmap
@@ -74,7 +75,7 @@ def caption(name: str, cell: str, variant: str) -> tuple[str, str]:
     return CAPTIONS[name]
 
 
-class GatesView(SceneView):
+class GatesView(ForceActions, SceneView):
     """Frame t shows the first t tokens read; the cursor unit is marked on every map."""
 
     SCOPED_CSS = False  # its rules follow the screen size classes (-compact)
@@ -145,6 +146,7 @@ class GatesView(SceneView):
                              CurvePlot(log_y=False, blocks=True, id="unit-states"),
                              classes="unit-plot-col"),
                 ),
+                short="the cursor unit: gates (left), candidate and states (right)",
                 id="unit-panel",
             )  # fmt: skip
             yield Panel(
@@ -269,10 +271,18 @@ class GatesView(SceneView):
         if r.level == "word":
             first = 1 if r.tokens[:1] == ("<s>",) else 0  # a tagger reads no <s>
             shown = " ".join(r.tokens[first:frame])
-            return f"read {frame}/{len(r.tokens)} words: '{read_so_far(shown, 32, words=True)}'"
+            label = f"read {frame}/{len(r.tokens)} words: '{read_so_far(shown, 32, words=True)}'"
+            return label + forced_label(r.forcing)
         text = "".join(r.tokens[1:]) if r.tokens and r.tokens[0] == "▸" else r.text
         shown = text[: max(0, frame - (len(r.tokens) - len(text)))]
-        return f"read {frame}/{len(r.tokens)}: '{read_so_far(shown, 24, words=False)}'"
+        label = f"read {frame}/{len(r.tokens)}: '{read_so_far(shown, 24, words=False)}'"
+        return label + forced_label(r.forcing)
+
+    def cursor_unit(self) -> tuple[str, int] | None:
+        """Keys a and c force the cursor unit's cell state (an LSTM's memory) or its h."""
+        if self.result is None:
+            return None
+        return ("c" if self.result.cell == "lstm" else "h"), self._unit()
 
     def _values_line(self, t: int, unit: int) -> Text:
         """The cursor unit's values after step t + 1 (t = -1: nothing read yet)."""
@@ -319,6 +329,7 @@ class GatesView(SceneView):
         # folds the comparison into the GRU line and leaves out the bias count.
         compact = self.screen.has_class("-compact")
         parts: list[Text] = [
+            *forcing_lines(r.forcing),
             Text(f"{this}, d={d}, d_in={d_in}, {source}", style="bold"),
             Text(lstm, style="bold" if r.cell == "lstm" else ""),
             Text(gru, style="bold" if r.cell == "gru" else ""),

@@ -42,8 +42,13 @@ ORDER = ("total", "forget", "cell", "rnn", "gru", "lstm")
 MAX_DECADES = 24  # the colour scale spans at most this many powers of ten below the largest
 
 
+SHORT_SCREEN = 34  # rows below which the readout folds its notes into one line (100x30)
+
+
 class GradflowView(SceneView):
     """Frame k shows every curve up to k steps back; the maps fill from the last step leftwards."""
+
+    CITED_PLOTS = ("flow-plot",)  # what the captions talk about (see SceneView)
 
     SCOPED_CSS = False  # its rules follow the screen size classes (-compact)
 
@@ -73,6 +78,10 @@ class GradflowView(SceneView):
     .-compact GradflowView #flow-readout-panel {
         width: 1fr;
         height: auto;
+    }
+    /* Short screens (100x30): the table's own caption goes, the plot keeps the rows. */
+    .-compact GradflowView #flow-readout-panel > .caption-short {
+        display: none;
     }
     """
 
@@ -175,6 +184,12 @@ class GradflowView(SceneView):
         table.add_row("dc total", *(sci(r.cell_norms[k]) for k in ks))
         if r.lru is not None:
             table.add_row("LRU dh", *(sci(r.lru.norms[k]) for k in ks))
+        if self.app.size.height < SHORT_SCREEN:  # 100x30: the plot the captions cite first
+            note = Text(f"LSTM mean f = {r.mean_forget:.3f} · GRU mean z = {r.mean_update:.3f}",
+                        style="bold")  # fmt: skip
+            from rich.console import Group
+
+            return Group(table.renderable(width), note)
         note = Text(f"LSTM mean f = {r.mean_forget:.3f}\nGRU mean z = {r.mean_update:.3f}",
                     style="bold")  # fmt: skip
         if r.lru is not None:

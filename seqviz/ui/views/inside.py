@@ -11,8 +11,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
-from seqviz.scenes.inside import LABELS, MODELS, PANELS
+from seqviz.scenes.inside import LABELS, PANELS, SALIENCY
 from seqviz.ui.views.base import Panel, SceneView, read_so_far
+from seqviz.ui.views.forcing import ForceActions, forced_label, forcing_lines
 from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.heatmap import Heatmap
 from seqviz.ui.widgets.plots import SeriesPlot
@@ -27,7 +28,10 @@ GATE_COLORS = {
     "i": (90, 170, 255), "f": (255, 200, 60), "o": (120, 220, 220),
     "r": (90, 170, 255), "z": (255, 200, 60),
 }  # fmt: skip
-ROWS = {"prediction": "top", "units": "top", "saliency": "bottom", "saturation": "bottom"}
+ROWS = {"prediction": "top", "units": "top", "saliency": "bottom", "saturation": "bottom",
+        "attractors": "bottom"}  # fmt: skip
+CELL_COLORS = {"agreement": (255, 110, 90), "agreement-gru": (120, 220, 120),
+               "agreement-rnn": (90, 170, 255)}  # fmt: skip
 
 
 def knows_from(probs: dict[str, np.ndarray], right: str | None, subject: int | None,
@@ -44,14 +48,35 @@ def knows_from(probs: dict[str, np.ndarray], right: str | None, subject: int | N
     return subject + (int(behind[-1] + 1) if behind.size else 0)
 
 
-class InsideView(SceneView):
+def contrast_line(c: Any) -> str:
+    """Which word pushed log P(right) - log P(wrong) most, by gradient x input and occlusion."""
+    parts = []
+    for name, a in (("grad×input", c.gradient), ("occlusion", c.occlusion)):
+        if np.isfinite(a).all():
+            k = 1 + int(np.argmax(a[1:]))
+            parts.append(f"{name} '{c.words[k]}' {a[k]:+.2f}")
+        else:
+            parts.append(f"{name} nan")
+    return f"{c.plus} over {c.minus} after '{c.words[-1]}': " + ", ".join(parts)
+
+
+class InsideView(ForceActions, SceneView):
     """Frame t shows the first t words read; the saliency row of the target step is marked."""
+
+    CITED_PLOTS = ("pred-plot",)  # what the captions talk about (see SceneView)
+    PANEL_PLOTS = {"pred-panel": ("pred-plot",), "units-panel": ("units-map",),
+                   "sat-panel": ("sat-plot",)}  # fmt: skip
 
     SCOPED_CSS = False  # its rules follow the screen size classes (-compact)
 
     DEFAULT_CSS = """
     InsideView .inside-row {
-        height: 1fr;
+        height: 2fr;
+    }
+    /* The chosen panel's row (the one the step talks about) gets the rows first: at 120x40
+       the prediction plot had 5. */
+    InsideView .inside-row.-has-chosen {
+        height: 3fr;
     }
     InsideView #sal-panel {
         width: 2fr;
@@ -83,6 +108,9 @@ class InsideView(SceneView):
     .-chosen {
         border: round $accent;
     }
+    InsideView .inside-panel.-off {
+        display: none;
+    }
     """
 
     def compose(self) -> ComposeResult:
@@ -109,7 +137,7 @@ class InsideView(SceneView):
             )  # fmt: skip
         with Horizontal(id="row-bottom", classes="inside-row"):
             cols = []
-            for name in MODELS:
+            for name in SALIENCY:
                 cols.append(Vertical(
                     Static(LABELS[name], classes="sal-title", id=f"sal-title-{name}"),
                     Heatmap(id=f"sal-{name}"), classes="sal-col",
@@ -130,9 +158,25 @@ class InsideView(SceneView):
                 PlotLegend(id="sat-legend"),
                 ScatterPlot(xlabel="x: share < 0.1    y: share > 0.9", id="sat-plot"),
                 Readout(id="sat-readout"),
-                short="gates near 0 (x) or 1 (y)",
+                short="gates below 0.1 (x) or above 0.9 (y)",
                 id="sat-panel", classes="inside-panel",
             )  # fmt: skip
+            yield Panel(
+                "agreement across attractors",
+                "Held-out accuracy against the number of nouns of the other number between the "
+                "subject and its verb: plain phrases (solid), nested in a relative clause (+).",
+                PlotLegend(id="att-legend"),
+                SeriesPlot(log_y=False, xlabel="attractors", id="att-plot"),
+                Readout(id="att-readout"),
+                short="accuracy per attractor count",
+                id="att-panel", classes="inside-panel",
+            )  # fmt: skip
+
+    def cited_plots(self) -> tuple[str, ...]:
+        """The plot of the chosen panel (the one the step talks about)."""
+        for panel in self.query(".inside-panel.-chosen"):
+            return self.PANEL_PLOTS.get(panel.id or "", ())
+        return self.CITED_PLOTS
 
     # --- results -------------------------------------------------------------------------------
     def show_result(self, result: Any) -> None:
@@ -156,7 +200,7 @@ class InsideView(SceneView):
         units.set_axes(x=range(r.T), y=np.repeat(np.arange(1, len(r.unit_traces) + 1), 2))
         units.set_cursor(0)
         self.query_one("#units-readout", Readout).set_builder(self._units_readout)
-        for name in MODELS:
+        for name in SALIENCY:
             s = r.saliency[name]  # (T, T)
             peak = s.max(axis=1, keepdims=True)
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -170,6 +214,7 @@ class InsideView(SceneView):
             self.query_one(f"#sal-title-{name}", Static).update(Text(chosen + LABELS[name]))
         self.query_one("#sal-readout", Readout).set_builder(self._sal_readout)
         self._show_saturation()
+        self._show_attractors()
         self.query_one(
             "#units-panel", Panel
         ).border_title = f"units by pattern: {r.values.track}, {LABELS[r.model]}"
@@ -191,6 +236,35 @@ class InsideView(SceneView):
             self.query_one("#sat-legend", PlotLegend).show_series(groups)
         self.query_one("#sat-readout", Readout).set_builder(self._sat_readout)
 
+    def _show_attractors(self) -> None:
+        r = self.result
+        curves = r.attractors or {}
+        series = []
+        for kind, marker in (("plain", "hd"), ("nested", "+")):
+            for name, c in curves.get(kind, {}).items():
+                x = np.array(list(c.accuracy), dtype=float)
+                y = np.array(list(c.accuracy.values()))
+                label = LABELS[name] + ("" if kind == "plain" else " nested")
+                series.append(Series(label, x, y, CELL_COLORS[name], marker))
+        self.query_one("#att-plot", SeriesPlot).set_series(series, xlim=(0.0, 3.0),
+                                                           ylim=(0.0, 1.0))  # fmt: skip
+        self.query_one("#att-legend", PlotLegend).show_series(series[: len(MODELS)])
+        self.query_one("#att-readout", Readout).set_builder(self._att_readout)
+
+    def _att_readout(self, width: int) -> Any:
+        r = self.result
+        curves = (r.attractors or {}) if r is not None else {}
+        if not curves:
+            return Text("")
+        n = next(iter(curves["plain"].values())).sentences
+        lines = [Text(f"held-out accuracy per attractor count ({n} sentences each)",
+                      style="dim")]  # fmt: skip
+        for name in MODELS:
+            plain = " ".join(f"{v:.1%}" for v in curves["plain"][name].accuracy.values())
+            nested = " ".join(f"{v:.1%}" for v in curves["nested"][name].accuracy.values())
+            lines.append(Text(f"{LABELS[name]} 0-3: {plain}  nested 1-3: {nested}"))
+        return Group(*lines)
+
     # --- view-only values ----------------------------------------------------------------------
     def show_values(self, values: Any) -> None:
         self.values = values
@@ -207,15 +281,19 @@ class InsideView(SceneView):
 
     def _show_target(self) -> None:
         target, _ = self._target()
-        for name in MODELS:
+        for name in SALIENCY:
             self.query_one(f"#sal-{name}", Heatmap).set_cursor(2 * target)
         self.query_one("#sal-readout", Readout).rebuild()
 
     def _choose_panel(self) -> None:
         v = self.values or self.result.values
         chosen = v.panel if v.panel in PANELS else "units"
-        for name, pid in zip(PANELS, ("pred", "units", "sal", "sat"), strict=True):
+        for name, pid in zip(PANELS, ("pred", "units", "sal", "sat", "att"), strict=True):
             self.query_one(f"#{pid}-panel", Panel).set_class(name == chosen, "-chosen")
+        # the attractor curve takes the whole lower row when it is chosen
+        self.query_one("#att-panel", Panel).set_class(chosen != "attractors", "-off")
+        for pid in ("sal", "sat"):
+            self.query_one(f"#{pid}-panel", Panel).set_class(chosen == "attractors", "-off")
         for row in ("top", "bottom"):
             self.query_one(f"#row-{row}").set_class(ROWS[chosen] == row, "-has-chosen")
 
@@ -225,7 +303,7 @@ class InsideView(SceneView):
             return
         self.query_one("#pred-plot", SeriesPlot).set_upto(frame)
         self.query_one("#units-map", Heatmap).set_visible(frame)
-        for name in MODELS:
+        for name in SALIENCY:
             self.query_one(f"#sal-{name}", Heatmap).set_visible(frame)
         self.query_one("#pred-readout", Readout).rebuild()
 
@@ -233,7 +311,18 @@ class InsideView(SceneView):
         if self.result is None:
             return ""
         shown = " ".join(self.result.words[1:frame])
-        return f"read {frame}/{self.result.T} words: '{read_so_far(shown, 32, words=True)}'"
+        label = f"read {frame}/{self.result.T} words: '{read_so_far(shown, 32, words=True)}'"
+        return label + forced_label(self.result.forcing)
+
+    # --- interventions (keys a, c, x) ------------------------------------------------------------
+    def cursor_unit(self) -> tuple[str, int] | None:
+        """The ranked unit the cursor is on: (state, unit)."""
+        r = self.result
+        if r is None or not r.units:
+            return None
+        v = self.values or r.values
+        u = r.units[min(int(v.cursor), len(r.units)) - 1]
+        return u.state, u.unit
 
     # --- readouts ------------------------------------------------------------------------------
     def _pred_readout(self, width: int) -> Any:
@@ -258,7 +347,7 @@ class InsideView(SceneView):
         if t < 0:
             return [Text("press space or → to read the sentence", style="dim")]
         p = "  ".join(f"P({v})={r.probs[v][t]:.3f}" for v in ("are", "is", "were", "was"))
-        lines = [Text(f"after '{r.words[t]}' (t={t}): {p}")]
+        lines = [*forcing_lines(r.forcing), Text(f"after '{r.words[t]}' (t={t}): {p}")]
         detail = f"entropy {r.entropy[t]:.2f} bits"
         if r.right is not None:
             detail = f"rank of '{r.right}' {int(r.rank[t])}; " + detail
@@ -279,7 +368,7 @@ class InsideView(SceneView):
             return Text("")
         head = Text(f"{LABELS[r.model]}: agreement {r.accuracy:.1%} on {r.sentences} held-out "
                     "sentences", style="dim")  # fmt: skip
-        rows = [head]
+        rows = [head, *forcing_lines(r.forcing)]
         compact = width < 60
         for k, u in enumerate(r.units):
             line = Text(f"{k + 1}. {u.label():<6} r={u.r:+.3f}", style="bold" if k == 0 else "")
@@ -295,9 +384,13 @@ class InsideView(SceneView):
         t, clamped = self._target()
         head = f"row t={t}: after '{r.words[t]}', the logit of '{r.targets[t]}'"
         lines = [Text(head, style="bold")]
+        if r.forcing is not None:
+            lines.append(Text("(gradients of the intact model: no forced units)", style="dim"))
+        if r.contrast is not None:
+            lines.append(Text(contrast_line(r.contrast), style="bold"))
         if clamped:
             lines.append(Text(f"(saliency row clamped to {t}, the last step)", style="dim"))
-        for name in MODELS:
+        for name in SALIENCY:
             row = r.saliency[name][t, : t + 1]
             s = int(np.argmax(row)) if row.size else 0
             total = float(row.sum())

@@ -26,8 +26,44 @@ def memory_value(h: float) -> str:
     return f"{h:.2e}" if abs(h) < 0.01 else f"{h:.3f}"
 
 
+def _kept(value: float, rnn: bool) -> str:
+    """How much of the pulse a final value holds, in words (the numbers say it exactly)."""
+    if not np.isfinite(value):
+        return "not a number"
+    size = abs(value)
+    if size >= 0.9 and rnn:
+        return "stuck near 1: it cannot forget"
+    if size >= 0.5:
+        return "still large" if rnn else "kept"
+    if size >= 0.01:
+        return "partly faded"
+    return "faded"
+
+
+def captions(result: Any) -> tuple[str, str]:
+    """The trajectory plot's caption, computed from the final values it shows (long, short)."""
+    T = result.T
+    h, c = float(result.rnn_h[-1]), float(result.lstm_c[-1])
+    rnn, lstm = _kept(h, True), _kept(c, False)
+    long = (f"After {T} steps the RNN's h is {memory_value(h)} ({rnn}) and the LSTM's c is "
+            f"{memory_value(c)} ({lstm}); each step c keeps about f = {result.forget:.3f} of "
+            "itself.")  # fmt: skip
+    if np.isfinite(h) and np.isfinite(c) and abs(c) > abs(h) * 10 and abs(c) >= 0.01:
+        long += " The cell keeps the pulse far better."
+    short = (
+        f"after {T}: RNN h {memory_value(h)}, LSTM c {memory_value(c)} (f = {result.forget:.3f})"
+    )
+    return long, short
+
+
+READOUT_TABLE = "Bold: the current settings. Dim: the lesson's settings at the same length."
+READOUT_LINES = "The current settings after the last step."
+
+
 class MemoryView(SceneView):
     """Frame t shows the first t steps of both trajectories and of the decay curve."""
+
+    CITED_PLOTS = ("traj-plot",)  # what the captions talk about (see SceneView)
 
     SCOPED_CSS = False  # its rules follow the screen size classes (-compact)
 
@@ -55,11 +91,10 @@ class MemoryView(SceneView):
     def compose(self) -> ComposeResult:
         yield Panel(
             "what each cell still holds t steps after the pulse",
-            "The RNN's h fades (small w) or sticks near 1 (large w) and then cannot forget; "
-            "the LSTM's c decays slowly, as f^t.",
+            "",  # computed from the result (captions)
             PlotLegend(id="traj-legend"),
             SeriesPlot(log_y=False, xlabel="time step t", id="traj-plot"),
-            short="RNN fades or saturates; LSTM c decays as f^t",
+            short="",
             id="traj-panel",
         )
         yield Panel(
@@ -71,7 +106,7 @@ class MemoryView(SceneView):
         )
         yield Panel(
             "readout",
-            "Bold: the current settings. Dim: the lesson's settings at the same length.",
+            READOUT_TABLE,
             Readout(id="readout"),
             short="the current settings after T steps",
             id="readout-panel",
@@ -94,6 +129,7 @@ class MemoryView(SceneView):
         self.query_one("#decay-plot", SeriesPlot).set_series(decay)
         self.query_one("#decay-legend", PlotLegend).show_series(decay)
         self.query_one("#readout", Readout).set_builder(self._readout)
+        self.query_one("#traj-panel", Panel).set_caption(*captions(result))
 
     def show_frame(self, frame: int) -> None:
         super().show_frame(frame)
@@ -112,7 +148,12 @@ class MemoryView(SceneView):
             return Text("")
         v = r.values
         T = r.T
-        if width < 44 or self.screen.has_class("-compact"):
+        lines = width < 44 or self.screen.has_class("-compact")
+        # The caption names the dim rows only when the table shows them.
+        self.query_one("#readout-panel", Panel).set_caption(
+            READOUT_LINES if lines else READOUT_TABLE, "the current settings after T steps"
+        )
+        if lines:
             # The table's wording, so the same numbers read the same at every size.
             return Group(
                 Text(f"after {T} steps:", style="bold"),

@@ -19,6 +19,11 @@ from seqviz.ui.widgets.readout import Readout, steady_height, wrapped_lines
 from seqviz.ui.widgets.series import PlotLegend, Series
 
 ATTN_COLOR = (90, 200, 120)
+CURVE_TITLE = "exact match by source length (held-out, `seqviz run bottleneck`)"
+CURVE_CAPTION = "Sentences translated exactly, per length bucket, greedy decoding."
+CURSE_TITLE = "search errors % by log2 beam width; exact search at the right (`run beam-curse`)"
+CURSE_CAPTION = "Share of held-out sentences whose beam output scores below the exact optimum."
+CURSE_COLORS = ((95, 215, 255), (255, 175, 0), (94, 201, 98), (215, 95, 95))
 BOTTLENECK_COLOR = (255, 120, 90)
 HALF = "▀"
 STATE_CMAP = diverging(1.0)
@@ -83,9 +88,37 @@ def _rows_for(d: int, lines: int) -> np.ndarray:
 
 
 ATTN_CAPTION = (
-    "Each row is where the decoder looked while writing that word; the current row is "
-    "marked. The verb is written last but read from the middle."
+    "Each row is where the decoder looked while writing that word; the current row is marked."
 )
+
+
+def verb_caption(result: Any) -> tuple[str, str]:
+    """(long, short) captions: what a row is, and where the target verb's attention row peaks,
+    computed from the rows shown ("The verb is written last but read from the middle" was said
+    of a row that peaked on another word)."""
+    from seqviz.tasks.translation import INTRANSITIVE, TRANSITIVE
+
+    attn, out, src = result.attn, list(result.output), list(result.source)
+    stems = (*TRANSITIVE.values(), *INTRANSITIVE.values())
+    verbs = [t for t, w in enumerate(out) if any(w in (s + "a", s + "an") for s in stems)]
+    if attn is None or not verbs or not src or not np.all(np.isfinite(attn[verbs[-1]])):
+        return ATTN_CAPTION, ATTN_SHORT
+    t = verbs[-1]
+    row = attn[t]
+    peak = int(np.argmax(row))
+    last = " (written last)" if t == len([w for w in out if w != "</s>"]) - 1 else ""
+    fact = f"The verb {out[t]!r}{last} peaks on {src[peak]!r} ({row[peak]:.3f})"
+    short = f"verb {out[t]!r} → {src[peak]!r} {row[peak]:.3f}"
+    source_verbs = [j for j, w in enumerate(src) if w in TRANSITIVE or w in INTRANSITIVE]
+    if source_verbs and source_verbs[0] != peak:
+        j = source_verbs[0]
+        fact += f"; the source verb {src[j]!r} gets {row[j]:.3f}"
+        short += f", {src[j]!r} {row[j]:.3f}"
+    elif source_verbs:
+        fact += ", the source verb itself"
+    return f"Rows: where the decoder looked for each word. {fact}.", short
+
+
 ATTN_SHORT = "where each output word looked in the source"
 CONTEXT_CAPTION = (
     "This model has no attention: every output word is decoded from the one context "
@@ -154,8 +187,8 @@ class Seq2SeqView(SceneView):
                 id="tf-panel",
             )
             yield Panel(
-                "exact match by source length (held-out, `seqviz run bottleneck`)",
-                "Sentences translated exactly, per length bucket, greedy decoding.",
+                CURVE_TITLE,
+                CURVE_CAPTION,
                 PlotLegend(id="curve-legend"),
                 SeriesPlot(log_y=False, xlabel="source words", id="curve-plot"),
                 id="curve-panel",
@@ -186,11 +219,19 @@ class Seq2SeqView(SceneView):
         panel = self.query_one("#attn-panel", Panel)
         if getattr(result, "attention_model", True):
             panel.border_title = "attention: one row per output word, one column per source word"
-            panel.set_caption(ATTN_CAPTION, ATTN_SHORT)
+            panel.set_caption(*verb_caption(result))
         else:  # the bottleneck model has no attention rows to show
             panel.border_title = "no attention: the single context c = h_T"
             panel.set_caption(CONTEXT_CAPTION, CONTEXT_SHORT)
-        rows = result.curve or ()
+        if getattr(result, "curse", None) is not None:
+            self._show_curse(result.curse)
+            rows = ()
+        else:
+            rows = result.curve or ()
+            self.query_one("#curve-plot", SeriesPlot).xlabel = "source words"
+            panel = self.query_one("#curve-panel", Panel)
+            panel.border_title = CURVE_TITLE
+            panel.set_caption(CURVE_CAPTION, CURVE_CAPTION)
         if rows:
             x = np.array([(r.lo + r.hi) / 2 for r in rows], dtype=float)
             series = [
@@ -204,6 +245,22 @@ class Seq2SeqView(SceneView):
         self.query_one("#enc", Readout).set_builder(self._enc)
         self.query_one("#tf", Readout).set_builder(self._tf)
         self.query_one("#attn", Readout).set_builder(self._attn_steady)
+
+    def _show_curse(self, rows: Any) -> None:
+        """The beam-curse plot: search-error % by log2(width), exact search one step right."""
+        from seqviz.models.curse import plot_series
+
+        series = [
+            Series(label, np.array(x), np.array(y), CURSE_COLORS[i % len(CURSE_COLORS)])
+            for i, (label, x, y) in enumerate(plot_series(tuple(rows)))
+        ]
+        panel = self.query_one("#curve-panel", Panel)
+        panel.border_title = CURSE_TITLE
+        panel.set_caption(CURSE_CAPTION, CURSE_CAPTION)
+        plot = self.query_one("#curve-plot", SeriesPlot)
+        plot.xlabel = f"log2 beam width ({int(series[0].x[-1]) if series else 7} = exact search)"
+        plot.set_series(series, ylim=(0.0, 100.0))
+        self.query_one("#curve-legend", PlotLegend).show_series(series)
 
     def show_frame(self, frame: int) -> None:
         super().show_frame(frame)

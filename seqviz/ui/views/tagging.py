@@ -33,6 +33,8 @@ def _tag_style(tag: str) -> str:
 class TaggingView(SceneView):
     """Frames 1..T: forward fills left to right while backward fills right to left; then tags."""
 
+    CITED_PLOTS = ("tag-concat",)  # what the captions talk about (see SceneView)
+
     SCOPED_CSS = False
 
     DEFAULT_CSS = """

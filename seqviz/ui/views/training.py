@@ -52,6 +52,8 @@ class TrainingView(SceneView):
     updates fell into (CurvePlot); the readout and the heatmap repaint their changed lines.
     """
 
+    CITED_PLOTS = ("train-loss", "train-acc")  # what the captions talk about (see SceneView)
+
     SCOPED_CSS = False
 
     DEFAULT_CSS = """

@@ -44,8 +44,15 @@ LINEAR_CAPTION = (
 LINEAR_SHORT = "No squashing: states grow or fade with rho"
 
 
+READOUT_WIDE = ("now: this run. rho 0.8/1.0/1.2: the lesson's runs (d=64, T=60, seed 0, draws "
+                "1-3); draw 2 at rho 1.0 is its middle row.")  # fmt: skip
+READOUT_NARROW = "now: this run; a wider panel adds the lesson's runs at rho 0.8/1.0/1.2."
+
+
 class VanishingView(SceneView):
     """Forward pass fills the heatmap (frames 1..T), then the gradient travels back (T+1..2T)."""
+
+    CITED_PLOTS = ("grad-plot",)  # what the captions talk about (see SceneView)
 
     SCOPED_CSS = False  # its rules follow the screen size classes (-compact)
 
@@ -100,8 +107,7 @@ class VanishingView(SceneView):
         )
         yield Panel(
             "readout: |dL/dh| k steps back",
-            "now: this run. rho 0.8/1.0/1.2: the lesson's runs (d=64, T=60, seed 0, draws "
-            "1-3); draw 2 at rho 1.0 is its middle row.",
+            READOUT_WIDE,
             Readout(id="readout"),
             short="this run; the lesson's rows are in the wide layout",
             id="readout-panel",
@@ -196,7 +202,13 @@ class VanishingView(SceneView):
         if r.overflow is not None:
             parts.append(overflow_text(r.overflow))
         name = r.values.nonlinearity
-        if width >= 44 and not self.screen.has_class("-compact"):
+        wide = width >= 44 and not self.screen.has_class("-compact")
+        # The caption describes the columns shown: the lesson's only where the table has them.
+        self.query_one("#readout-panel", Panel).set_caption(
+            READOUT_WIDE if wide else READOUT_NARROW,
+            "this run; the lesson's rows are in the wide layout",
+        )
+        if wide:
             table = NumberTable()
             table.add_column("k back")
             table.add_column(f"now {SHORT[name]}", justify="right", style="bold")

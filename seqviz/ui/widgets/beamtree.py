@@ -25,6 +25,7 @@ MARKERS = {
     "kept": "●",
     "finished": "■",
     "pruned": "✗",
+    "blocked": "⊘",
 }
 COLORS = {
     "root": "bold #e0e0e0",
@@ -32,7 +33,9 @@ COLORS = {
     "kept": "#5fd787",
     "finished": "bold #ffaf00",
     "pruned": "#6c6c6c",
+    "blocked": "#d75f5f",
 }
+OPTIMUM = "underline #5fd7ff"  # the exact optimum's path (search=exact)
 LIVE_BG = "#173b2b"
 SELECTED_BG = "#3a3a78"
 GREEDY = "bold #ff8c42"
@@ -110,6 +113,7 @@ class BeamTree(DirectLines, ScrollView, inherit_bindings=False, can_focus=True):
         self.rows: list[TreeRow] = []
         self.selected: int | None = None
         self.greedy_path: tuple[int, ...] = ()
+        self.optimum_path: tuple[int, ...] = ()
         self.best: int | None = None
         self._targets: dict[str, int] = {}
         self._strips: dict[tuple, Strip] = {}  # row key -> its strip (the rows on screen)
@@ -125,11 +129,14 @@ class BeamTree(DirectLines, ScrollView, inherit_bindings=False, can_focus=True):
         greedy_path: tuple[int, ...] = (),
         best: int | None = None,
         targets: dict[str, int] | None = None,
+        optimum_path: tuple[int, ...] = (),
     ) -> None:
-        """New rows (from scenes.decoding.tree_rows), the selected node, and the jump targets."""
+        """New rows (from scenes.decoding.tree_rows), the selected node, and the jump targets;
+        `optimum_path` (the exact optimum's tokens) marks its nodes and the search error."""
         self.rows = rows
         self.selected = selected
         self.greedy_path = greedy_path
+        self.optimum_path = tuple(optimum_path)
         self.best = best
         self._targets = dict(targets or {})
         relaid = self._layout()
@@ -266,7 +273,11 @@ class BeamTree(DirectLines, ScrollView, inherit_bindings=False, can_focus=True):
             and greedy[: len(node.tokens)] == node.tokens
         )  # fmt: skip
         return (row, node.id == self.selected, node.id == self.best, on_greedy, self._indent,
-                width)  # fmt: skip
+                width, self._on_optimum(node))  # fmt: skip
+
+    def _on_optimum(self, node: Any) -> bool:
+        opt = self.optimum_path
+        return 0 < len(node.tokens) <= len(opt) and opt[: len(node.tokens)] == node.tokens
 
     def _refresh_changed(self) -> None:
         """Repaint only the screen lines whose row differs from the one painted there."""
@@ -338,7 +349,14 @@ class BeamTree(DirectLines, ScrollView, inherit_bindings=False, can_focus=True):
         token_style = _style(color="#6c6c6c") if dim else _style(bold=row.live or selected)
         if row.status == "finished":
             token_style = Style.parse(COLORS["finished"])
+        on_opt = self._on_optimum(node)
+        if on_opt:
+            token_style = token_style + Style.parse(OPTIMUM)
         segs.append(Segment(shown(node.text), token_style + base))
+        if on_opt and row.status == "pruned":  # the beam dropped a prefix of the optimum
+            segs.append(Segment(" search error", _style(color="#ff5f5f", bold=True) + base))
+        elif node.note and row.status in ("blocked", "pruned", "kept", "finished"):
+            segs.append(Segment(f" {node.note}", _style(color="#d75f5f", italic=True) + base))
         if row.rank is not None:
             segs.append(Segment(f" #{row.rank}", Style.parse(COLORS["pending"]) + base))
         flag_best = node.id == self.best
@@ -383,6 +401,3 @@ class BeamTree(DirectLines, ScrollView, inherit_bindings=False, can_focus=True):
         """Plain text of one row (for tests and screen readers)."""
         width = max(40, self._room().width)
         return "".join(s.text for s in self._row_strip(self.rows[index], width)).rstrip()
-
-    def region_of(self, index: int) -> Region:
-        return Region(0, index + 1, self._room().width, 1)

@@ -58,9 +58,6 @@ class Colormap:
         idx = np.minimum((scaled * self.n).astype(np.int64), self.n - 1)
         return np.where(finite, idx, self.n).astype(np.int16)
 
-    def with_range(self, vmin: float, vmax: float) -> Colormap:
-        return Colormap(self.name, self.colors, float(vmin), float(vmax), self.log)
-
 
 DIVERGING = _interpolate(
     ["#2166ac", "#4393c3", "#92c5de", "#2a2a2a", "#f4a582", "#d6604d", "#b2182b"], 21

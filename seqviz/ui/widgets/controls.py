@@ -169,7 +169,9 @@ class TextParam(SceneOwned, Input):
     What is typed here and not yet handed to the app (a prompt before Enter, an empty sentence
     while retyping) is an *edit*, and it wins over the app's writes until Enter applies it or
     Escape restores the app's text: changing another parameter, a reset or a script step never
-    refills the field over it. Its border says "not applied" while it lasts."""
+    refills the field over it. Its border says "not applied" while it lasts. Escape also
+    leaves the field (the footer says so while it is focused), so the app's keys (q, the scene
+    numbers) work again: they were typed into it, and only Tab got out."""
 
     ALLOW_MAXIMIZE = False  # a one-line field: nothing to fill the screen with
     DEFAULT_CSS = """
@@ -181,7 +183,7 @@ class TextParam(SceneOwned, Input):
         border-subtitle-color: $warning;
     }
     """
-    BINDINGS = [Binding("escape", "restore", "restore the applied text", show=False)]
+    BINDINGS = [Binding("escape", "leave", "restore & leave", key_display="esc")]
 
     def __init__(self, spec: ParamSpec, value: str, edit: str | None = None) -> None:
         """``edit``: an edit the user left in this field's predecessor (another scene was shown
@@ -193,7 +195,8 @@ class TextParam(SceneOwned, Input):
         super().__init__(value=shown, id=f"param-{spec.name}", max_length=spec.max_length,
                          placeholder=spec.label)  # fmt: skip
         self.spec = spec
-        self.tooltip = f"{spec.label}: {spec.help} (enter applies, escape drops an edit)"
+        self.tooltip = (f"{spec.label}: {spec.help} (enter applies; escape restores the applied "
+                        "text and leaves the field)")  # fmt: skip
         self._app_text = value  # the app's value for this parameter, as last written or echoed
         # Texts this field sent to the app that the app has not echoed back yet, oldest first.
         self._sent: list[str] = []
@@ -235,14 +238,15 @@ class TextParam(SceneOwned, Input):
             self.value = value
         self._mark()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "restore":
-            return self.edited  # else Escape goes on as if the field did not bind it
-        return super().check_action(action, parameters)
-
     def action_restore(self) -> None:
-        """Escape: drop the edit, show the applied text."""
+        """Drop the edit, show the applied text."""
         self._write(self.applied)
+
+    def action_leave(self) -> None:
+        """Escape: drop the edit, show the applied text and give the keys back to the app."""
+        self.action_restore()
+        if self.has_focus:
+            self.screen.set_focus(None)
 
     def _mark(self) -> None:
         """Say on the border whether the field holds an edit the app does not have."""

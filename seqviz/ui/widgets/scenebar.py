@@ -185,16 +185,25 @@ class SceneBar(Horizontal):
         self._fit()
 
     def _fit(self) -> None:
-        """Long titles; on narrow screens short names; if even those do not fit, the other
-        scenes by number only (the current one keeps its name), so every number key shows."""
+        """The longest labels that fit beside the play state: long titles, else short names,
+        else the other scenes by number only (the current one keeps its name), so every number
+        key shows. On narrow screens (set_short) long titles are not tried."""
         tabs = self.tabs
-        if not self._short:
-            tabs.show(tabs.long_labels)
+        width = self.size.width
+        if width <= 0:  # not laid out yet: the resize fits it
+            tabs.show(tabs.short_labels if self._short else tabs.long_labels)
             return
-        need = len(APP_NAME) + sum(map(len, tabs.short_labels)) + len(self._play[1]) + 2
-        tight = need > self.size.width > 0
+        room = width - len(self._play[self._short]) - 2  # the play state and its padding
+
+        def fits(labels: list[str]) -> bool:
+            return len(APP_NAME) + sum(map(len, labels)) <= room
+
+        for labels in (() if self._short else (tabs.long_labels,)) + (tabs.short_labels,):
+            if fits(labels):
+                tabs.show(labels)
+                return
         tabs.show([
-            number if tight and name != tabs.active else short
+            short if name == tabs.active else number
             for name, short, number in zip(tabs.names, tabs.short_labels, tabs.number_labels,
                                            strict=True)
         ])  # fmt: skip
@@ -204,5 +213,8 @@ class SceneBar(Horizontal):
         self._play = (text, short or text)
         shown = self._play[self._short]
         if shown != self._shown:  # an update is a layout pass; a resize asks for it again
+            longer = len(shown) > len(self._shown)
             self._shown = shown
             self.query_one("#play-state", Static).update(shown)
+            if longer:  # the tabs may no longer fit beside it
+                self._fit()

@@ -45,9 +45,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from seqviz.bench.launch import cpu_times, steal_percent, stolen_text
 from seqviz.scenes import get_scene
 from seqviz.scenes import scenes as registered_scenes
-from seqviz.ui.bench_launch import cpu_times, steal_percent, stolen_text
 from seqviz.ui.compat_textual import capture_updates, paint_now
 
 SIZE = (160, 50)
@@ -624,7 +624,7 @@ def format_report(results: dict[str, Any]) -> str:
             f"({'flat' if memory['flat'] else 'NOT flat'})"
         )
     if "launch" in results:
-        from seqviz.ui.bench_launch import format_launch
+        from seqviz.bench.launch import format_launch
 
         lines.append(format_launch(results["launch"]))
     s2s = results.get("seq2seq_recompute_30_words")
@@ -641,7 +641,7 @@ def run_ui_bench(json: bool = False, quick: bool = False,
     """Run the UI benchmark and print it; returns the process exit code (1 if memory grew).
 
     ``quick`` shortens the memory check (QUICK_LONG_RUN_FRAMES frames) and the launch timing
-    (seqviz.ui.bench_launch); the frame rates and the latency are measured as in a full run.
+    (seqviz.bench.launch); the frame rates and the latency are measured as in a full run.
     ``scenes`` measures only those (their memory too) and no launch; ValueError naming an
     unknown one.
     """
@@ -652,7 +652,7 @@ def run_ui_bench(json: bool = False, quick: bool = False,
     only = tuple(scenes) if scenes else None
     results = asyncio.run(_measure(QUICK_LONG_RUN_FRAMES if quick else LONG_RUN_FRAMES, only))
     if only is None:
-        from seqviz.ui.bench_launch import bench_launch
+        from seqviz.bench.launch import bench_launch
 
         results["launch"] = bench_launch(quick=quick)  # cold and warm, in fresh processes
     print(jsonlib.dumps(results, indent=2) if json else format_report(results))

@@ -250,7 +250,7 @@ def main(json_output: bool = False, quick: bool = False) -> int:
 if __name__ == "__main__":
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m seqviz.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m seqviz.bench.traces", description=__doc__)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--quick", action="store_true")
     ns = parser.parse_args()

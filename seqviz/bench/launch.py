@@ -62,7 +62,7 @@ def launch_once(cache_dir: str | None, *, wait_kernels: bool = True, floor: bool
         env["NUMBA_CACHE_DIR"] = cache_dir
     t0 = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "seqviz.ui.bench_launch", "--floor-app"] if floor
+        [sys.executable, "-m", "seqviz.bench.launch", "--floor-app"] if floor
         else [sys.executable, "-m", "seqviz"], stdin=slave, stdout=slave, stderr=slave, env=env,
         pass_fds=(write_end,), start_new_session=True, close_fds=True,
     )  # fmt: skip
