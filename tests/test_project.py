@@ -94,9 +94,9 @@ def _jitted_functions() -> list[tuple[Path, ast.FunctionDef]]:
     return found
 
 
-def test_no_jitted_kernel_needs_scipy():
-    """Numba implements np.dot, @ and np.linalg through SciPy's BLAS/LAPACK bindings, which
-    pyproject lists for the tests only: a kernel using them would fail on a plain install."""
+def test_a_jitted_kernel_that_needs_scipy_has_it_at_run_time():
+    """Numba implements np.dot, @ and np.linalg through SciPy's BLAS/LAPACK bindings: a kernel
+    using them fails on a plain install unless SciPy is a run-time dependency, not a test one."""
     kernels = _jitted_functions()
     assert len(kernels) > 10  # the finder sees the kernels
     needs_scipy = []
