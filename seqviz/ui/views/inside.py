@@ -248,7 +248,7 @@ class InsideView(ForceActions, SceneView):
                 series.append(Series(label, x, y, CELL_COLORS[name], marker))
         self.query_one("#att-plot", SeriesPlot).set_series(series, xlim=(0.0, 3.0),
                                                            ylim=(0.0, 1.0))  # fmt: skip
-        self.query_one("#att-legend", PlotLegend).show_series(series[: len(MODELS)])
+        self.query_one("#att-legend", PlotLegend).show_series(series[: len(SALIENCY)])
         self.query_one("#att-readout", Readout).set_builder(self._att_readout)
 
     def _att_readout(self, width: int) -> Any:
@@ -259,7 +259,7 @@ class InsideView(ForceActions, SceneView):
         n = next(iter(curves["plain"].values())).sentences
         lines = [Text(f"held-out accuracy per attractor count ({n} sentences each)",
                       style="dim")]  # fmt: skip
-        for name in MODELS:
+        for name in SALIENCY:
             plain = " ".join(f"{v:.1%}" for v in curves["plain"][name].accuracy.values())
             nested = " ".join(f"{v:.1%}" for v in curves["nested"][name].accuracy.values())
             lines.append(Text(f"{LABELS[name]} 0-3: {plain}  nested 1-3: {nested}"))
