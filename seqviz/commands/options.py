@@ -51,7 +51,17 @@ def add_fit_options(
     parser.add_argument("--clip", type=float, default=clip,
                         help=f"max gradient norm; 0 = no clipping (default {clip:g})")  # fmt: skip
     add_seed(parser, "initial weights and data order")
+    add_dtype(parser)
     parser.add_argument("--out", required=True, metavar="MODEL.npz", help="where to save the model")
+
+
+def add_dtype(parser: argparse.ArgumentParser) -> None:
+    """--dtype float64|float32: the arithmetic of training (the saved model is float64)."""
+    parser.add_argument(
+        "--dtype", choices=("float64", "float32"), default="float64",
+        help="arithmetic while training: float32 is faster on the batched BLAS kernels; the "
+        "saved model is float64 either way (default float64)",
+    )  # fmt: skip
 
 
 def out_path(args: argparse.Namespace, sizes: tuple[str, ...] = ()) -> Path:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from seqviz.commands.options import add_dtype
 from seqviz.limits import (
     MAX_BATCH,
     MAX_EPOCHS,
@@ -50,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--min-count", type=int_option(1, 10**9), default=1,
                    help="words seen fewer times become <unk> (default 1: none)")  # fmt: skip
     p.add_argument("--seed", type=SEED, default=0)
+    add_dtype(p)
     p.add_argument("--out", required=True, metavar="MODEL.npz", help="where to save the model")
     p.set_defaults(func=run)
 
@@ -120,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
         clip=args.clip,
         seed=args.seed,
         checkpoint=out,
+        dtype=args.dtype,
     )
     sentences = read_corpus(args.corpus, config.level)
     if config.level == "word":

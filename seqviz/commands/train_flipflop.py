@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     settings = TrainSettings(args.hidden, args.steps, args.batch, args.batches, args.seed)
     model = FlipFlopRNN.random(args.hidden, seed=args.seed)
     config = FitConfig(epochs=args.epochs, lr=args.lr, optimizer="adam", clip=args.clip,
-                       seed=args.seed, checkpoint=out)  # fmt: skip
+                       seed=args.seed, checkpoint=out, dtype=args.dtype)  # fmt: skip
 
     def line(epoch: int, info: Any) -> str:
         mse = f"mean squared error {info.mean_loss:.4f}"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from seqviz.commands.options import add_dtype
+
 
 def _ratio(text: str) -> float:
     try:
@@ -37,6 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--lr", type=float, default=0.01, help="Adam learning rate (default 0.01)")
     p.add_argument("--clip", type=float, default=5.0, help="max gradient norm; 0 = no clipping")
     p.add_argument("--seed", type=int, default=0)
+    add_dtype(p)
     p.add_argument("--teacher-forcing", type=_ratio, default=1.0, metavar="RATIO",
                    help="1 = always feed the reference; below 1 = scheduled sampling, the ratio "
                    "falling linearly from 1 to RATIO over the epochs")  # fmt: skip
@@ -67,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if not out.parent.is_dir():
         raise ValueError(f"the output directory {str(out.parent)!r} does not exist.")
     fit_config = FitConfig(epochs=args.epochs, lr=args.lr, clip=args.clip, seed=args.seed,
-                           checkpoint=out)  # fmt: skip
+                           checkpoint=out, dtype=args.dtype)  # fmt: skip
     model = new_model(config, name=out.stem)
     console = Console(stderr=True)
     n_params = sum(v.size for v in model.weights.values())

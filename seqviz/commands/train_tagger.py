@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         train = task.training_set(args.sentences)
         config = FitConfig(epochs=args.epochs, lr=args.lr, clip=args.clip, seed=args.seed,
-                           checkpoint=out)  # fmt: skip
+                           checkpoint=out, dtype=args.dtype)  # fmt: skip
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     model = Tagger.random(args.cell, args.hidden, args.emb, args.layers, args.bidirectional,

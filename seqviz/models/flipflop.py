@@ -22,6 +22,7 @@ class FlipFlopRNN:
 
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
         self._p = {k: np.array(v, dtype=float) for k, v in arrays.items()}  # writable copies
+        self.dtype = np.dtype(np.float64)
         _ = self.params  # validates the shapes
 
     @classmethod
@@ -48,6 +49,13 @@ class FlipFlopRNN:
     def parameters(self) -> dict[str, np.ndarray]:
         return self._p
 
+    def set_dtype(self, dtype: str) -> None:
+        """Train in float32 or float64 from now on (the file is float64 either way)."""
+        from seqviz.core.blas import check_dtype
+
+        self.dtype = check_dtype(dtype)
+        self._p = {k: np.ascontiguousarray(v, self.dtype) for k, v in self._p.items()}
+
     def readout(self, h: np.ndarray) -> np.ndarray:
         """(..., d) states -> (..., bits) outputs."""
         return h @ self._p["w_out"].T + self._p["b_out"]
@@ -60,9 +68,12 @@ class FlipFlopRNN:
     def loss_and_grads(self, batch: task.FlipFlopBatch) -> tuple[float, dict[str, np.ndarray]]:
         """Mean squared error over sequences, steps and bits; its gradient by the core's BPTT."""
         from seqviz.core import batch_backward, batch_record
+        from seqviz.core.blas import uses_blas
 
         B, T, C = batch.y.shape
         w_out = self._p["w_out"]
+        if uses_blas(self.dtype, self.hidden):
+            return self._blas_loss_and_grads(batch)
         record = batch_record(self.params, batch.x)  # kept: the backward pass reuses it
         h = record.h  # (B, T, d)
         err = self.readout(h) - batch.y  # (B, T, C)
@@ -72,6 +83,24 @@ class FlipFlopRNN:
         grads["w_out"] = np.einsum("btc,btd->cd", g_y, h)
         grads["b_out"] = g_y.sum(axis=(0, 1))
         return float(np.mean(err * err)), grads
+
+    def _blas_loss_and_grads(
+        self, batch: task.FlipFlopBatch
+    ) -> tuple[float, dict[str, np.ndarray]]:
+        """loss_and_grads on the batched BLAS kernels, in the model's dtype."""
+        from seqviz.core.blas import blas_backward, blas_record
+
+        B, T, C = batch.y.shape
+        p, dt = self._p, self.dtype
+        rec = blas_record("rnn", tuple(p[k] for k in CORE), batch.x.transpose(1, 0, 2))
+        h = rec.h  # (T, B, d)
+        err = self.readout(h) - batch.y.transpose(1, 0, 2).astype(dt)  # (T, B, C)
+        g_y = (2.0 / (B * T * C)) * err
+        out = blas_backward(rec, g_y @ p["w_out"])
+        grads = out.weights()
+        grads["w_out"] = g_y.reshape(T * B, C).T @ h.reshape(T * B, -1)
+        grads["b_out"] = g_y.sum(axis=(0, 1))
+        return float(np.mean(err.astype(np.float64) ** 2)), grads
 
     def evaluate(self, data: task.FlipFlopBatch) -> dict[str, float]:
         """Mean squared error, and the share of held bits (target != 0) whose sign is right."""
@@ -86,7 +115,7 @@ class FlipFlopRNN:
         return {"mse": sq / data.y.size, "bit_accuracy": right / max(held, 1)}
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        return save_model(path, KIND, dict(self._p))
+        return save_model(path, KIND, {k: v.astype(np.float64) for k, v in self._p.items()})
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], path: Path) -> FlipFlopRNN:

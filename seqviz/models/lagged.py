@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from seqviz.core.api import batch_backward, batch_forward, batch_record
+from seqviz.core.blas import Workspace, blas_backward, blas_record, check_dtype, uses_blas
 from seqviz.core.params import CELLS, Params
 from seqviz.models.format import register_kind, save_model
 from seqviz.tasks.lagged import LagBatch
@@ -40,7 +41,8 @@ class LagClassifier:
     """cell (PyTorch layout) -> h_T -> out_weight h_T + out_bias -> softmax over the classes.
 
     The loss is the mean cross-entropy of the answer at the last step. Arrays live in
-    ``self.arrays`` and are updated in place by the trainer.
+    ``self.arrays`` and are updated in place by the trainer, in ``self.dtype`` (float64 unless
+    ``set_dtype("float32")``); the file and ``params`` are float64 either way.
     """
 
     kind = KIND
@@ -64,6 +66,13 @@ class LagClassifier:
             "out_bias": np.zeros(n_classes),  # (C,)
         }
         self.last: Diagnostics | None = None
+        self.dtype = np.dtype(np.float64)
+        self._workspace = Workspace()
+
+    def set_dtype(self, dtype: str) -> None:
+        """Train in float32 or float64 from now on (the arrays are converted)."""
+        self.dtype = check_dtype(dtype)
+        self.arrays = {k: np.ascontiguousarray(v, self.dtype) for k, v in self.arrays.items()}
 
     @property
     def hidden(self) -> int:
@@ -93,6 +102,8 @@ class LagClassifier:
             self.last = Diagnostics(float("nan"), float("nan"), np.full((B, C), np.nan),
                                     np.full((B, T, d), np.nan), None, False)  # fmt: skip
             return float("nan"), nan
+        if uses_blas(self.dtype, d):
+            return self._blas_loss_and_grads(batch)
         record = batch_record(self.params, batch.x)  # kept: the backward pass reuses it
         hT = record.h[:, -1]  # (B, d)
         with np.errstate(all="ignore"):
@@ -114,6 +125,33 @@ class LagClassifier:
         self.last = Diagnostics(loss, accuracy, probs, tr["grad_h"], forget, finite)
         return loss, grads
 
+    def _blas_loss_and_grads(self, batch: LagBatch) -> tuple[float, dict[str, np.ndarray]]:
+        """loss_and_grads on the batched BLAS kernels, in the model's dtype."""
+        a, B = self.arrays, batch.x.shape[0]
+        w = (a["weight_ih"], a["weight_hh"], a["bias_ih"], a["bias_hh"])
+        ws = self._workspace
+        rec = blas_record(self.cell, w, batch.x.transpose(1, 0, 2), variant=self.variant,
+                          workspace=ws)  # fmt: skip
+        hT = rec.h[-1]  # (B, d)
+        with np.errstate(all="ignore"):
+            logp = _log_softmax(hT @ a["out_weight"].T + a["out_bias"])
+        loss = float(-logp[np.arange(B), batch.y].astype(np.float64).mean())
+        probs = np.exp(logp)
+        dz = probs.copy()
+        dz[np.arange(B), batch.y] -= 1.0
+        dz /= B
+        g = blas_backward(rec, grad_hT=dz @ a["out_weight"], workspace=ws)
+        grads = g.weights()
+        grads["out_weight"] = dz.T @ hT
+        grads["out_bias"] = dz.sum(axis=0)
+        finite = bool(np.isfinite(loss)) and all(np.isfinite(v).all() for v in grads.values())
+        f64 = np.float64
+        grad_h = g.grad_h.transpose(1, 0, 2).astype(f64)  # (B, T, d) for the views
+        forget = rec.gate(1).transpose(1, 0, 2).astype(f64) if self.cell == "lstm" else None
+        accuracy = float(np.mean(probs.argmax(axis=1) == batch.y))
+        self.last = Diagnostics(loss, accuracy, probs.astype(f64), grad_h, forget, finite)
+        return loss, grads
+
     def predict(self, x: Any) -> np.ndarray:
         """Class probabilities (B, C) at the last step of x (B, T, n_inputs)."""
         h, _, _ = batch_forward(self.params, x)
@@ -123,7 +161,8 @@ class LagClassifier:
     def save(self, path: str | os.PathLike[str]) -> Path:
         """The arrays with the cell and variant, in the one model format (written atomically)."""
         extra = {"cell": np.array(self.cell), "variant": np.array(self.variant)}
-        return save_model(path, KIND, {**self.arrays, **extra})
+        arrays = {k: v.astype(np.float64) for k, v in self.arrays.items()}
+        return save_model(path, KIND, {**arrays, **extra})
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], path: Path | None = None) -> LagClassifier:

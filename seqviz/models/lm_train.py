@@ -112,6 +112,13 @@ class TrainableLM:
     def parameters(self) -> dict[str, np.ndarray]:
         return self.w
 
+    def set_dtype(self, dtype: str) -> None:
+        """Train in float32 or float64 from now on (the saved model is float64 either way)."""
+        from seqviz.core.blas import check_dtype
+
+        dt = check_dtype(dtype)
+        self.w = {k: np.ascontiguousarray(v, dt) for k, v in self.w.items()}
+
     def loss_and_grads(self, batch: list[np.ndarray]) -> tuple[float, dict[str, np.ndarray]]:
         """Mean per-token cross-entropy over `batch` (sentences of ids) and its gradients."""
         g, loss, n = self.gradients(batch)
@@ -143,13 +150,19 @@ class TrainableLM:
 
     def model(self, name: str = "lm") -> RNNLM:
         w = self.w
+        f64 = np.float64
         return RNNLM(
-            self.params(), w["embedding"].copy(), w["out_weight"].copy(), w["out_bias"].copy(),
+            self.params(), w["embedding"].astype(f64), w["out_weight"].astype(f64),
+            w["out_bias"].astype(f64),
             self.vocab, level=self.config.level, name=name,
         )  # fmt: skip
 
     def gradients(self, batch: list[np.ndarray]) -> tuple[dict[str, np.ndarray], float, int]:
         """Gradients of the mean per-token cross-entropy over `batch`, its total loss, tokens."""
+        from seqviz.core.blas import uses_blas
+
+        if uses_blas(self.w["weight_hh"].dtype, self.config.hidden):
+            return self._blas_gradients(batch)
         params = self.params()
         w, seq_len, lstm = self.w, self.config.seq_len, self.config.cell == "lstm"
         g = {k: np.zeros_like(v) for k, v in w.items()}
@@ -187,6 +200,49 @@ class TrainableLM:
                 # truncated BPTT: the next chunk starts from this state, as a constant
                 h0 = h[-1]
                 c0 = None if c is None else c[-1]
+        for v in g.values():
+            v /= max(n, 1)
+        return g, loss, n
+
+    def _blas_gradients(self, batch: list[np.ndarray]) -> tuple[dict[str, np.ndarray], float, int]:
+        """gradients() on the batched BLAS kernels, in the weights' dtype: the sentences of one
+        length go through together, chunk by chunk (truncated BPTT as in gradients())."""
+        from seqviz.core.blas import blas_backward, blas_record
+        from seqviz.core.blas_stack import group_by_length
+
+        w, c = self.w, self.config
+        cells = tuple(w[k] for k in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"))
+        variant = c.variant if c.cell == "gru" else "textbook"
+        g = {k: np.zeros_like(v) for k, v in w.items()}
+        loss, n = 0.0, 0
+        for idx in group_by_length([len(s) for s in batch]):
+            ids = np.stack([batch[i] for i in idx], axis=1)  # (L, B)
+            h0 = c0 = None
+            for s in range(0, len(ids) - 1, c.seq_len):
+                tgt = ids[s + 1 : s + c.seq_len + 1]  # (T, B)
+                inp = ids[s : s + len(tgt)]
+                T, B = tgt.shape
+                rec = blas_record(c.cell, cells, w["embedding"][inp], h0, c0, variant=variant)
+                h = rec.h  # (T, B, d)
+                logits = h @ w["out_weight"].T + w["out_bias"]  # (T, B, V)
+                logits[..., self.bos] = -np.inf
+                logp = log_softmax(logits)
+                right = np.take_along_axis(logp, tgt[..., None], axis=2)
+                loss -= float(right.astype(np.float64).sum())
+                n += T * B
+                dlogits = np.exp(logp)
+                np.put_along_axis(dlogits, tgt[..., None], np.exp(right) - 1.0, axis=2)
+                if not (np.isfinite(loss) and np.isfinite(dlogits).all()):
+                    return g, float("nan"), max(n, 1)  # as in gradients(): fit() reports it
+                V, d = dlogits.shape[2], h.shape[2]
+                g["out_weight"] += dlogits.reshape(-1, V).T @ h.reshape(-1, d)
+                g["out_bias"] += dlogits.sum(axis=(0, 1))
+                out = blas_backward(rec, dlogits @ w["out_weight"], want_x=True)
+                for k, v in out.weights().items():
+                    g[k] += v
+                np.add.at(g["embedding"], inp.ravel(), out.x.reshape(T * B, -1))  # type: ignore[union-attr]
+                h0 = h[-1]  # truncated BPTT: the next chunk starts from this state
+                c0 = rec.c[-1] if c.cell == "lstm" else None
         for v in g.values():
             v /= max(n, 1)
         return g, loss, n

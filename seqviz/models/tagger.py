@@ -148,6 +148,17 @@ class Tagger:
     def unk_id(self) -> int | None:
         return self._index.get(task.UNK)
 
+    @property
+    def dtype(self) -> np.dtype:
+        return self._p["w_out"].dtype
+
+    def set_dtype(self, dtype: str) -> None:
+        """Train in float32 or float64 from now on (the file is float64 either way)."""
+        from seqviz.core.blas import check_dtype
+
+        dt = check_dtype(dtype)
+        self._p = {k: np.ascontiguousarray(v, dt) for k, v in self._p.items()}
+
     def ids(self, words: list[str] | tuple[str, ...]) -> np.ndarray:
         """Word ids; an unknown word is <unk> for a tagger that knows it (else a KeyError)."""
         unk = self.unk_id
@@ -177,6 +188,10 @@ class Tagger:
 
     def loss_and_grads(self, batch: Batch) -> tuple[float, dict[str, np.ndarray]]:
         """Mean cross-entropy over the batch's tokens, and its gradient by the core's BPTT."""
+        from seqviz.core.blas import uses_blas
+
+        if uses_blas(self.dtype, int(self._p["weight_hh_l0"].shape[1])):
+            return self._blas_loss_and_grads(batch)
         stack = self.stack
         grads = {k: np.zeros_like(v) for k, v in self._p.items()}
         n_tokens = sum(len(t) for t in batch.tags)
@@ -201,6 +216,43 @@ class Tagger:
             grads["w_out"] += g_logits.T @ h
             grads["b_out"] += g_logits.sum(axis=0)
             np.add.at(grads["emb"], ids, tr.grad_x[:, :e])
+        return total / n_tokens, grads
+
+    def _blas_loss_and_grads(self, batch: Batch) -> tuple[float, dict[str, np.ndarray]]:
+        """loss_and_grads on the batched BLAS kernels, in the model's dtype: the sentences of
+        one length go through the stack together."""
+        from seqviz.core.blas_stack import group_by_length, stack_backward, stack_record
+
+        p, s = self._p, self.settings
+        grads = {k: np.zeros_like(v) for k, v in p.items()}
+        n_tokens = sum(len(t) for t in batch.tags)
+        total = 0.0
+        e = p["emb"].shape[1]
+        for idx in group_by_length([len(w) for w in batch.words]):
+            ids = np.stack([batch.words[i] for i in idx], axis=1)  # (T, B)
+            tags = np.stack([batch.tags[i] for i in idx], axis=1)
+            x = p["emb"][ids]  # (T, B, e)
+            if batch.shapes:
+                shape = np.stack([batch.shapes[i] for i in idx], axis=1)  # (T, B, N_SHAPE)
+                x = np.concatenate([x, shape.astype(x.dtype)], axis=2)
+            rec = stack_record(
+                str(s["cell"]), p, int(s["num_layers"]), bool(s["bidirectional"]), x,
+                variant=str(s["variant"]), nonlinearity=str(s["nonlinearity"]),
+            )  # fmt: skip
+            h = rec.out  # (T, B, D*d)
+            prob = _softmax(h @ p["w_out"].T + p["b_out"])  # (T, B, C)
+            right = np.take_along_axis(prob, tags[..., None], axis=2)[..., 0]
+            total -= float(np.log(np.maximum(right.astype(np.float64), 1e-300)).sum())
+            g_logits = prob
+            np.put_along_axis(g_logits, tags[..., None], right[..., None] - 1.0, axis=2)
+            g_logits /= n_tokens
+            g_cells, g_x = stack_backward(rec, g_logits @ p["w_out"])
+            for k, g in g_cells.items():
+                grads[k] += g
+            C, n = g_logits.shape[2], h.shape[2]
+            grads["w_out"] += g_logits.reshape(-1, C).T @ h.reshape(-1, n)
+            grads["b_out"] += g_logits.sum(axis=(0, 1))
+            np.add.at(grads["emb"], ids.ravel(), g_x[..., :e].reshape(-1, e))
         return total / n_tokens, grads
 
     def tag_words(self, words: list[str] | tuple[str, ...]) -> Tagging:
@@ -239,7 +291,8 @@ class Tagger:
     def save(self, path: str | os.PathLike[str]) -> Path:
         meta = {k: np.array(v) for k, v in self.settings.items()}
         meta["vocab"], meta["tags"] = np.array(self.vocab), np.array(self.tags)
-        return save_model(path, KIND, {**self._p, **meta})
+        arrays = {k: v.astype(np.float64) for k, v in self._p.items()}
+        return save_model(path, KIND, {**arrays, **meta})
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], path: Path) -> Tagger:

@@ -26,17 +26,18 @@ FAILED = "compiling in the background failed; compiling here (the screen may stu
 
 def warm_all() -> None:
     """Compile or load every kernel the scenes call."""
-    from seqviz.core import warmup
+    from seqviz.core import blas, warmup
     from seqviz.core.raster_kernels import warmup as warmup_raster
     from seqviz.dynamics.lyapunov import warmup as warmup_lyapunov
 
     warmup()
     warmup_lyapunov()
     warmup_raster()
+    blas.warmup()
 
 
 def _dispatchers() -> list[Any]:
-    from seqviz.core import kernels, raster_kernels
+    from seqviz.core import blas_kernels, kernels, raster_kernels
     from seqviz.dynamics import lyapunov_kernels
 
     names = ("forward_kernel", "step_kernel", "trace_kernel", "batch_forward_kernel",
@@ -44,6 +45,8 @@ def _dispatchers() -> list[Any]:
     return [getattr(kernels, n) for n in names] + [
         lyapunov_kernels._grid,
         raster_kernels.line_raster,
+        blas_kernels.blas_forward,
+        blas_kernels.blas_backward,
     ]
 
 

@@ -12,6 +12,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from seqviz.core.blas import DTYPES
 from seqviz.training.optim import OPTIMIZERS, Optimizer, clip_global_norm, make_optimizer
 
 
@@ -26,6 +27,9 @@ class Trainable(Protocol):
     def loss_and_grads(self, batch: Any) -> tuple[float, dict[str, np.ndarray]]:
         """Mean loss over `batch` and its gradient for every parameter name."""
         ...
+
+    # Optional: `set_dtype(dtype)` ("float32" or "float64"), called by Loop before training;
+    # a model without it trains in float64 only. Saved files are float64 either way.
 
     def save(self, path: str | os.PathLike[str]) -> Any:
         """Write the model atomically (readers never see a half-written file)."""
@@ -42,6 +46,7 @@ class FitConfig:
     clip: float = 5.0  # max global gradient norm; 0 disables clipping
     seed: int = 0  # the rng handed to the batches callable (shuffling)
     checkpoint: Path | None = None  # saved atomically after every epoch
+    dtype: str = "float64"  # or "float32": the model's arrays and arithmetic while training
 
     def __post_init__(self) -> None:
         e = self.epochs
@@ -56,6 +61,8 @@ class FitConfig:
         if not (isinstance(self.clip, (int, float)) and math.isfinite(self.clip)
                 and self.clip >= 0):  # fmt: skip
             raise ValueError(f"clip must be a finite number >= 0 (0 disables), got {self.clip}.")
+        if self.dtype not in DTYPES:
+            raise ValueError(f"unknown dtype {self.dtype!r}; allowed: {', '.join(DTYPES)}.")
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,13 @@ class Loop:
     A live scene calls `update(batch)` between frames; `fit` calls it for whole epochs."""
 
     def __init__(self, model: Trainable, config: FitConfig) -> None:
+        set_dtype = getattr(model, "set_dtype", None)
+        if set_dtype is not None:
+            set_dtype(config.dtype)  # before the optimizer keeps moments of the arrays
+        elif config.dtype != "float64":
+            raise ValueError(
+                f"a {type(model).__name__} trains in float64 only, not {config.dtype}."
+            )
         self.model = model
         self.config = config
         self.optimizer: Optimizer = make_optimizer(config.optimizer, float(config.lr))
