@@ -36,6 +36,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "seqviz.commands.units",
     "seqviz.commands.models",
     "seqviz.commands.ngram",
+    "seqviz.commands.state",
 )
 
 
@@ -84,6 +85,8 @@ def build_parser(commands: bool = True) -> argparse.ArgumentParser:
     )
     parser.add_argument("--weights", help="open the gates scene on a saved model (.pt or .npz)")
     parser.add_argument("--vocab", help="the vocabulary of a whole PyTorch LM given as --weights")
+    parser.add_argument("--state", help="open the screen a state string (or an SVG screenshot) "
+                        "names; see `seqviz state`")  # fmt: skip
     if not commands:
         return parser
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -107,7 +110,7 @@ def _app_args(argv: Sequence[str] | None) -> Any:
     """
     if not (sys.argv[1:] if argv is None else argv):
         # the parser's defaults
-        return SimpleNamespace(scene=None, settings=[], weights=None, vocab=None)
+        return SimpleNamespace(scene=None, settings=[], weights=None, vocab=None, state=None)
     try:
         args, rest = build_parser(commands=False).parse_known_args(argv)
     except UsageError:

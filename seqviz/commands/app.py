@@ -39,6 +39,21 @@ def resolve(args: Any) -> tuple[str, Any]:
     return scene.name, values
 
 
+def state_app(args: Any) -> Any:
+    """The app `seqviz --state STRING` opens; a bad string is refused before any app starts."""
+    from seqviz.lecture.state import demo_of, open_app
+    from seqviz.scenes.state import read
+
+    if args.scene or args.settings or args.weights:
+        raise ValueError("--state goes alone: the state names the scene and its values")
+    state = read(args.state)
+    demo_of(state)  # a step that does not exist is refused before the terminal is asked for
+    from seqviz.commands.terminal import check_terminal
+
+    check_terminal()
+    return open_app(state, warm_kernels=True)
+
+
 def launch(args: Any) -> int:
     import gc
 
@@ -50,13 +65,16 @@ def launch(args: Any) -> int:
     # walk only what comes after.
     gc.disable()
     try:
-        scene_name, values = resolve(args)
-        check_terminal()  # before the app is built: with no terminal, say so and stop
-        from dataclasses import asdict
+        if getattr(args, "state", None):
+            app = state_app(args)
+        else:
+            scene_name, values = resolve(args)
+            check_terminal()  # before the app is built: with no terminal, say so and stop
+            from dataclasses import asdict
 
-        from seqviz.ui.app import SeqvizApp
+            from seqviz.ui.app import SeqvizApp
 
-        app = SeqvizApp(scene=scene_name, values=asdict(values), warm_kernels=True)
+            app = SeqvizApp(scene=scene_name, values=asdict(values), warm_kernels=True)
         app.after_first_frame(gc.enable)
         code = run_app(app)
         gc.freeze()  # the process ends now: its last collection need not walk the whole heap

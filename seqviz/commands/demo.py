@@ -27,6 +27,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="folder for the screenshot (s) and trace (e) keys")  # fmt: skip
     p.add_argument("--check", action="store_true",
                    help="run every step headless, check its expected numbers, exit")  # fmt: skip
+    p.add_argument("--verify", action="store_true",
+                   help="run the steps that carry claims headless and print each claim's "
+                   "measured and published value and verdict, exit")  # fmt: skip
+    p.add_argument("--json", action="store_true", help="with --list or --verify: print JSON")
     p.add_argument("--large-captions", action="store_true",
                    help="presenter style: roomy, high-contrast captions (c toggles)")  # fmt: skip
     p.add_argument("--size", action="append", metavar="WxH",
@@ -52,15 +56,33 @@ def demo_command(path: str, start: int, speed: float | None, shots: str | None =
     return shlex.join(parts)
 
 
+def demo_rows() -> list[dict[str, object]]:
+    """What `--list --json` prints: each shipped demo and how many claims and questions it has."""
+    from seqviz.lecture import demo_names, find_demo
+
+    rows: list[dict[str, object]] = []
+    for name in demo_names():
+        demo = find_demo(name)
+        claims = sum(len(step.claims) for step in demo.steps)
+        questions = sum(step.question is not None for step in demo.steps)
+        rows.append({"name": name, "title": demo.title, "description": demo.description,
+                     "steps": len(demo), "claims": claims, "has_claims": claims > 0,
+                     "questions": questions})  # fmt: skip
+    return rows
+
+
 def list_demos() -> list[str]:
     from seqviz.lecture import demo_names, find_demo
 
     rows = []
     for name in demo_names():
         demo = find_demo(name)
-        rows.append((name, f"{len(demo)} steps", demo.description or demo.title))
+        claims = sum(len(step.claims) for step in demo.steps)
+        mark = f" · {claims} claim{'s' * (claims != 1)}" if claims else ""
+        rows.append((name, f"{len(demo)} steps{mark}", demo.description or demo.title))
     width = max((len(r[0]) for r in rows), default=0)
-    return [f"{name:<{width}}  {steps:>8}  {text}" for name, steps, text in rows]
+    middle = max((len(r[1]) for r in rows), default=0)
+    return [f"{name:<{width}}  {steps:<{middle}}  {text}" for name, steps, text in rows]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
     from seqviz.lecture import find_demo
 
     if args.list:
+        if args.json:
+            from seqviz.commands.options import print_json
+
+            return print_json(demo_rows())
         print("\n".join(list_demos()))
         return 0
     if not args.demo:
@@ -77,6 +103,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--start must be a step from 1 to {len(demo)}, not {args.start}")
     if args.speed is not None and not 1 <= args.speed <= 60:
         raise UsageError(f"--speed must be frames per second from 1 to 60, not {args.speed:g}")
+    if args.json and not args.verify:
+        raise UsageError("--json goes with --list or --verify")
+    if args.verify:
+        return verify(demo, args.json)
     if args.check:
         import asyncio
 
@@ -114,3 +144,30 @@ def run(args: argparse.Namespace) -> int:
     if args.shots:
         set_shots_folder(app, args.shots)
     return run_app(app)
+
+
+def verify(demo: object, as_json: bool) -> int:
+    """`seqviz demo NAME --verify`: each claim's measured and published value and verdict. Exit
+    code 0 when every claim was measured (✗ is a finding, not a failure), 1 otherwise."""
+    import asyncio
+    import math
+
+    from seqviz.commands import UsageError
+    from seqviz.lecture.runner import verify_demo
+
+    reports = asyncio.run(verify_demo(demo))  # type: ignore[arg-type]
+    if not reports:
+        raise UsageError(f"demo {demo.name} carries no claims; "  # type: ignore[attr-defined]
+                         "see `seqviz demo --list` for the ones that do")  # fmt: skip
+    unmeasured = [r for r in reports if not isinstance(r["measured"], float)
+                  or not math.isfinite(r["measured"])]  # fmt: skip
+    if as_json:
+        from seqviz.commands.options import print_json
+
+        print_json(reports)
+    else:
+        for r in reports:
+            print(f"step {r['step']}: {r['line']}")
+        held = sum(bool(r["reproduced"]) for r in reports)
+        print(f"{demo.name}: {held} of {len(reports)} claims reproduced")  # type: ignore[attr-defined]
+    return 1 if unmeasured else 0

@@ -39,6 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="shoot a step of a demo instead (with its caption), see seqviz demo",
     )
     p.add_argument("--step", type=int, default=1, help="with --demo: the step (default 1)")
+    p.add_argument("--state", metavar="STRING", help="shoot the screen a state string names "
+                   "(see seqviz state) instead")  # fmt: skip
     p.add_argument("--size", default="160x50", help="terminal size WIDTHxHEIGHT (default 160x50)")
     p.add_argument("--out", required=True, metavar="FILE.svg", help="file to write")
     p.set_defaults(func=run)
@@ -57,7 +59,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"the folder of --out, {out.parent}, does not exist")
     if args.frame is not None and args.frame < 0:
         raise UsageError(f"--frame must be 0 or more, not {args.frame}")
-    if args.demo:
+    if args.state:
+        from seqviz.lecture.state import open_app
+        from seqviz.scenes.state import read
+
+        if args.demo or args.settings:
+            raise UsageError("--state goes without --demo and --set: it names scene and values")
+        app: Any = open_app(read(args.state), animate=False)
+    elif args.demo:
         from seqviz.lecture import find_demo
         from seqviz.lecture.runner import DemoApp
 
@@ -68,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"--step must be from 1 to {len(demo)} for {demo.name}, not {args.step}"
             )
-        app: Any = DemoApp(demo, start=args.step, animate=False)
+        app = DemoApp(demo, start=args.step, animate=False)
     else:
         from seqviz.scenes import get_scene
         from seqviz.ui.app import SeqvizApp

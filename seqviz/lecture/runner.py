@@ -38,11 +38,16 @@ class DemoApp(SeqvizApp):
     ]
 
     def __init__(self, demo: Demo, *, start: int = 1, large_captions: bool = False,
-                 **kwargs: Any) -> None:  # fmt: skip
+                 state_values: dict[str, Any] | None = None, **kwargs: Any) -> None:  # fmt: skip
+        """``state_values``: the values a state string gave for step ``start`` (they may differ
+        from the step's own, if the lecturer changed a knob before sharing it)."""
         if not 1 <= start <= len(demo):
             raise ValueError(f"--start must be a step from 1 to {len(demo)}, not {start}")
         first = demo.steps[start - 1]
-        super().__init__(scene=first.scene, values=first.values, **kwargs)
+        super().__init__(scene=first.scene, values=state_values or first.values, **kwargs)
+        self._state_values = {start - 1: dict(state_values)} if state_values else {}
+        self.revealed = False  # the current step's question has been answered
+        self.measured: dict[int, list[float]] = {}  # step index -> its claims' measured values
         self.demo = demo
         self.index = start - 1  # 0-based step on screen
         self.step_errors: list[str] = []  # actions that could not run (e.g. select a missing node)
@@ -60,10 +65,33 @@ class DemoApp(SeqvizApp):
     def current(self) -> Any:
         return self.demo.steps[self.index]
 
+    def shared_step(self) -> tuple[str | None, int | None]:
+        """A shipped demo's step while its own scene is shown: a lecturer who wandered off to
+        another scene shares that scene alone (and a demo from a file has no name to share)."""
+        from seqviz.lecture.script import demo_names
+
+        if self.demo.name in demo_names() and self.current.scene == self.scene.name:
+            return self.demo.name, self.index + 1
+        return None, None
+
+    def open_demo_step(self, state: Any) -> bool:
+        """Go to the step of this demo that ``state`` names, with the state's values."""
+        if state.demo != self.demo.name:
+            return False
+        index = (state.step or 1) - 1
+        if not (0 <= index < len(self.demo) and self.demo.steps[index].scene == state.scene):
+            return False
+        self._state_values[index] = dict(state.values)
+        self.run_worker(self.goto(index), exclusive=True, group="demo", exit_on_error=False)
+        return True
+
     def on_ready(self) -> None:
         self.run_worker(self.goto(self.index), exclusive=True, group="demo", exit_on_error=False)
 
     def action_slide(self, direction: int) -> None:
+        if direction > 0 and self.current.question is not None and not self.revealed:
+            self.reveal()  # a checkpoint: the next key answers before it moves on
+            return
         target = min(max(self.index + direction, 0), len(self.demo) - 1)
         if target == self.index:
             self.bell()
@@ -73,13 +101,15 @@ class DemoApp(SeqvizApp):
     async def goto(self, index: int) -> None:
         """Show step ``index`` (0-based): banner, scene and values, then its actions."""
         self.index = index
+        self.revealed = False
         step = self.demo.steps[index]
+        values = self._state_values.pop(index, None) or step.values
         self.set_banner(self.banner_text())
         scene_changed = self.scene.name != step.scene
         if scene_changed:
-            self.set_scene(step.scene, step.values)
+            self.set_scene(step.scene, values)
         else:
-            self.set_params({k: v for k, v in step.values.items()
+            self.set_params({k: v for k, v in values.items()
                              if getattr(self.values, k) != v})  # fmt: skip
         try:
             await self.until_ready(timeout=600)  # a first launch may still be compiling
@@ -95,6 +125,9 @@ class DemoApp(SeqvizApp):
                             severity="warning")  # fmt: skip
                 return
         self.end()  # a step starts from the finished picture unless its actions say otherwise
+        if step.claims:  # verdicts come from the result now on screen
+            self.measured[index] = [claim.measured(self.result) for claim in step.claims]
+            self.set_banner(self.banner_text())
         for action in step.actions:
             try:
                 self.run_action_step(action)
@@ -102,11 +135,29 @@ class DemoApp(SeqvizApp):
                 self.step_errors.append(f"step {step.number}: {action}: {exc}")
                 self.notify(str(exc), severity="warning", markup=False)
 
+    def reveal(self) -> None:
+        """Answer the current step's question: the answer, the caption and measured values."""
+        self.revealed = True
+        self.set_banner(self.banner_text())
+
     def banner_text(self) -> Text:
         step = self.current
         text = Text()
         text.append(f" {step.number}/{len(self.demo)} ", style="reverse")
+        if step.question is not None and not self.revealed:
+            text.append(f" {step.question.prompt()}", style="bold")
+            text.append("   n: the answer", style="dim")
+            return text
+        if step.question is not None:
+            text.append(f" {step.question.reveal()}", style="bold")
         text.append(f" {step.caption}")
+        measured = self.measured.get(self.index)
+        for i, claim in enumerate(step.claims):
+            if measured is None:
+                text.append(f"\n… measuring: {claim.says}", style="dim")
+            else:
+                good = claim.holds(measured[i])
+                text.append(f"\n{claim.line(measured[i])}", style="green" if good else "red")
         if step.number == 1:
             text.append(f"   {HINT}", style="dim")
         elif step.number == len(self.demo):
@@ -236,6 +287,7 @@ async def _check_at(demo: Demo, size: tuple[int, int], label: bool) -> list[str]
             result_error = getattr(app.result, "error", None)
             if result_error and not error:
                 problems.append(f"{where}: the step did not run: {result_error}")
+            problems.extend(await _check_checks(app, pilot, where))
             shown = _lines_without_banner(app)
             for expected in step.expect:
                 if not any(normalize(expected) in line for line in shown):
@@ -246,3 +298,50 @@ async def _check_at(demo: Demo, size: tuple[int, int], label: bool) -> list[str]
                                     "show it")  # fmt: skip
         problems.extend(f"{e}{at}" for e in app.step_errors)
     return problems
+
+
+async def _check_checks(app: DemoApp, pilot: Any, where: str) -> list[str]:
+    """A step's claims must be measurable on the result shown, and its question must show, then
+    its answer after the next key (which must not leave the step)."""
+    problems = []
+    step = app.current
+    for claim, value in zip(step.claims, app.measured.get(app.index, []), strict=False):
+        if value != value:  # nan: the result on screen does not hold the number
+            problems.append(f"{where}: the claim {claim.says!r} could not be measured "
+                            f"({claim.measure} is not in the result)")  # fmt: skip
+    if step.claims and app.index not in app.measured:
+        problems.append(f"{where}: the claims were not measured (the step did not finish)")
+    if step.question is not None:
+        banner = normalize(app.banner_text().plain)
+        if normalize(step.question.ask) not in banner or normalize(step.caption) in banner:
+            problems.append(f"{where}: the question does not show alone before its answer")
+        index = app.index
+        app.action_slide(1)
+        await pilot.pause()
+        banner = normalize(app.banner_text().plain)
+        if app.index != index or normalize(step.question.reveal()) not in banner:
+            problems.append(f"{where}: the next key does not reveal the answer")
+    return problems
+
+
+async def verify_demo(demo: Demo, size: tuple[int, int] = (120, 40)) -> list[dict[str, Any]]:
+    """Run the steps that carry claims headless and report each claim: measured, published,
+    verdict (computed from the result on screen)."""
+    reports: list[dict[str, Any]] = []
+    if not any(step.claims for step in demo.steps):
+        return reports
+    app = DemoApp(demo, animate=False)
+    async with app.run_test(size=size) as pilot:
+        for index, step in enumerate(demo.steps):
+            if not step.claims:
+                continue
+            await app.goto(index)
+            await pilot.pause()
+            error = getattr(app, "_error", "") or getattr(app.result, "error", None) or ""
+            measured = app.measured.get(index, [float("nan")] * len(step.claims))
+            for claim, value in zip(step.claims, measured, strict=True):
+                report = {"demo": demo.name, "step": step.number, **claim.report(value)}
+                if error:
+                    report["error"] = str(error)
+                reports.append(report)
+    return reports

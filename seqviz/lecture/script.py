@@ -12,6 +12,18 @@ A demo is a title, a one-line description and a list of steps::
     caption = "Your own words, shown on screen while this step is up."
     expect = ["59 3.5e-13"]              # optional: text the screen must show (tests, --check)
 
+    [[step.claim]]                       # optional, repeatable: a published result it checks
+    says = "8 stable fixed points"       # the verdict (✓/✗) is computed, see lecture/claims.py
+    measure = "stable fixed points"
+    published = 8
+    tolerance = 0                        # compare = "within" (default), "at least", "at most"
+    source = "Sussillo & Barak 2013"
+
+    [step.question]                      # optional: asked first, answered on the next key
+    ask = "How many stable points?"
+    choices = ["2", "8", "9"]
+    answer = "8"
+
 Values accumulate per scene from the scene's defaults, so a step only names what it changes;
 every step still has one full, fixed set of values, so going back re-creates it exactly.
 """
@@ -33,7 +45,7 @@ else:  # pragma: no cover
 
 MAX_CAPTION = 220  # three banner lines at 80 columns
 TOP_KEYS = ("title", "description", "step")
-STEP_KEYS = ("scene", "set", "actions", "caption", "expect")
+STEP_KEYS = ("scene", "set", "actions", "caption", "expect", "claim", "question")
 SPEED_RANGE = (1.0, 60.0)
 
 
@@ -128,6 +140,8 @@ class Step:
     actions: tuple[Action, ...]
     caption: str
     expect: tuple[str, ...]
+    claims: tuple[Any, ...] = ()  # lecture.claims.Claim
+    question: Any = None  # lecture.claims.Question
 
 
 @dataclass(frozen=True)
@@ -153,7 +167,7 @@ def _step_regions(lines: list[str]) -> list[tuple[int, int]]:
     regions = []
     for s in starts:
         end = next((j for j in range(s + 1, len(lines)) if _HEADER.match(lines[j])
-                    and not re.match(r"^\s*\[\s*step\.", lines[j])), len(lines))  # fmt: skip
+                    and not re.match(r"^\s*\[\[?\s*step\.", lines[j])), len(lines))  # fmt: skip
         regions.append((s, end - 1))
     return regions
 
@@ -307,11 +321,38 @@ def parse_demo(source: str, path: str = "<demo>", name: str | None = None) -> De
         if not isinstance(expect, list) or not all(isinstance(e, str) and e for e in expect):
             raise fail(at(_key("expect")), f"step {number}: expect must be a list of texts")
 
+        claims, question = _checks(raw, scene.name, number, at, fail)
         steps.append(Step(number=number, line=start, scene=scene.name, values=dict(current),
                           changes=dict(changes), actions=tuple(actions), caption=caption,
-                          expect=tuple(expect)))  # fmt: skip
+                          expect=tuple(expect), claims=claims, question=question))  # fmt: skip
     return Demo(name=name or Path(path).stem, path=path, title=title.strip(),
                 description=description.strip(), steps=tuple(steps))  # fmt: skip
+
+
+def _checks(raw: dict[str, Any], scene: str, number: int, at: Callable[..., int],
+            fail: Callable[[int, str], DemoError]) -> tuple[tuple[Any, ...], Any]:  # fmt: skip
+    """A step's claims and question (lecture.claims), validated; DemoError at their line."""
+    from seqviz.lecture.claims import parse_claim, parse_question
+
+    raw_claims = raw.get("claim", [])
+    raw_claims = [raw_claims] if isinstance(raw_claims, dict) else raw_claims
+    if not isinstance(raw_claims, list):
+        raise fail(at(_key("claim"), r"\[\[?\s*step\.claim"),
+                   f"step {number}: claim must be a table ([[step.claim]])")  # fmt: skip
+    claims = []
+    for j, item in enumerate(raw_claims):
+        try:
+            claims.append(parse_claim(item, scene, f"step {number}: claim {j + 1}"))
+        except ValueError as exc:
+            line = at(r"\[\[?\s*step\.claim", _key("claim"))
+            raise fail(line, str(exc)) from None
+    question = None
+    if "question" in raw:
+        try:
+            question = parse_question(raw["question"], f"step {number}: question")
+        except ValueError as exc:
+            raise fail(at(r"\[\s*step\.question", _key("question")), str(exc)) from None
+    return tuple(claims), question
 
 
 def load_demo(path: str | Path) -> Demo:

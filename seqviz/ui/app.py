@@ -95,12 +95,18 @@ def _export_commands() -> type[Provider]:
     return ExportCommands
 
 
+def _state_commands() -> type[Provider]:
+    from seqviz.ui.share import StateCommands
+
+    return StateCommands
+
+
 class SeqvizApp(App[None]):
     """The seqviz terminal app. See the module docstring for the programmatic interface."""
 
     CSS_PATH = "app.tcss"
     TITLE = "seqviz"
-    COMMANDS = App.COMMANDS | {_param_commands, _export_commands}
+    COMMANDS = App.COMMANDS | {_param_commands, _export_commands, _state_commands}
     ENABLE_COMMAND_PALETTE = True
     # A maximised panel (key m) keeps the demo caption, the status line and the key hints.
     ALLOW_IN_MAXIMIZED_VIEW = "#banner, #status, FittingFooter"
@@ -121,6 +127,7 @@ class SeqvizApp(App[None]):
         Binding("m", "maximize_panel", "maximise panel", show=False),
         Binding("s", "screenshot", "SVG shot", show=False),
         Binding("e", "save_trace", "save trace", show=False),
+        Binding("y", "share_state", "state string", show=False),
         Binding("q", "quit", "quit"),
         *(Binding(str(i), f"scene({i})", f"scene {i}", show=False) for i in range(1, 10)),
         Binding("0", "scene(10)", "scene 10", show=False),  # 0 after 9, as on the keyboard
@@ -949,6 +956,22 @@ class SeqvizApp(App[None]):
         from seqviz.ui.export import screenshot_action
 
         screenshot_action(self)
+
+    def action_share_state(self) -> None:
+        """Show and copy the state string that reopens this screen (`seqviz --state`)."""
+        from seqviz.ui.share import share_state
+
+        share_state(self)
+
+    def shared_step(self) -> tuple[str | None, int | None]:
+        """The demo and step (1-based) a state string of this screen names: none here; a demo
+        app names its step."""
+        return None, None
+
+    def open_demo_step(self, state: Any) -> bool:
+        """Show the demo step ``state`` names, if this app runs that demo (a demo app does);
+        False if it does not, and the caller opens the scene instead."""
+        return False
 
     def action_save_trace(self) -> None:
         from seqviz.ui.export import trace_action

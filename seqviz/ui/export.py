@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import time
 from functools import partial
 from pathlib import Path
@@ -61,7 +62,11 @@ def unique_path(folder: Path, stem: str, suffix: str, now: float | None = None) 
 
 def screenshot_svg(app: Any) -> str:
     """The current screen as SVG, titled with the scene (the title is the SVG's window caption)."""
-    return str(app.export_screenshot(title=f"seqviz · {app.scene.title}"))
+    from seqviz.ui.share import svg_metadata
+
+    svg = str(app.export_screenshot(title=f"seqviz · {app.scene.title}"))
+    # The state string rides along, so `seqviz --state shot.svg` reopens the slide live.
+    return re.sub(r"(<svg\b[^>]*>)", lambda m: m.group(1) + svg_metadata(app), svg, count=1)
 
 
 def save_screenshot(app: Any, path: str | os.PathLike[str] | None = None) -> Path:

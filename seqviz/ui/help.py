@@ -25,6 +25,7 @@ KEYS = (
     ("ctrl+p", "command palette: type a parameter and a value, e.g. 'rho 1.2'"),
     ("m", "maximise the panel under the mouse (else the first) for a projector; m restores"),
     ("s / e", "save an SVG screenshot / this scene's traces (.npz) into ./seqviz-shots"),
+    ("y", "show and copy the state string that reopens this screen (seqviz --state)"),
     ("?", "this help"),
     ("q", "quit"),
 )
