@@ -62,7 +62,7 @@ SPECS = (
     ParamSpec("scale", "weight scale", "float", 1.0, 0.1, 4.0, 0.1,
               help="weights ~ U(-s, s)/sqrt(d): larger saturates the gates"),
     ParamSpec("seed", "seed", "int", 0, 0, 9999, 1, help="random weights and embeddings"),
-    ParamSpec("unit", "unit cursor", "int", 0, 0, 63, 1, recompute=False,
+    ParamSpec("unit", "unit cursor", "int", 0, 0, 255, 1, recompute=False,
               help="which unit's traces to plot"),
     ParamSpec("weights", "weights file", "text", "", min_length=0, max_length=400, live=False,
               help="model=file: a `seqviz train` model, a tagger or saved weights (.npz/.pt)"),

@@ -11,6 +11,7 @@ from textual.containers import Grid, Horizontal, Vertical
 
 from seqviz.scenes.gates import GATE_LABELS, SIGNED, gru_parts
 from seqviz.ui.views.base import Panel, SceneView, read_so_far
+from seqviz.ui.widgets.celltext import CellText
 from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.curves import CurvePlot
 from seqviz.ui.widgets.heatmap import Heatmap
@@ -118,6 +119,19 @@ class GatesView(SceneView):
     GatesView #gates-readout-panel {
         min-width: 44;  /* the weight-count lines unwrapped */
     }
+    GatesView #cell-panel {
+        width: 3fr;
+        display: none;
+    }
+    GatesView.-cells #cell-panel {
+        display: block;
+    }
+    GatesView.-cells #unit-panel {
+        display: none;
+    }
+    .-compact GatesView.-cells #cell-panel {
+        height: 9;
+    }
     .-compact GatesView .gate-panel ColorLegend {
         display: none;
     }
@@ -131,6 +145,14 @@ class GatesView(SceneView):
                     id=f"gate-{i}", classes="gate-panel",
                 )  # fmt: skip
         with Horizontal(id="gates-bottom"):
+            yield Panel(
+                "the cell's view",
+                "A character model's text, each character on the colour of the cursor unit's "
+                "cell state after reading it (h for a GRU): the text scrolls as it is read.",
+                CellText(id="cell-text"),
+                short="",
+                id="cell-panel",
+            )
             yield Panel(
                 "one unit over time",
                 "Maps: units down (▸ the cursor unit), steps t across. Here the cursor unit: "
@@ -192,6 +214,8 @@ class GatesView(SceneView):
             long, short = caption(name, result.cell, result.variant)
             panel.set_caption(long, short)
         self._names = names
+        # a trained character model: its text coloured by the cursor unit (the cell's view)
+        self.set_class(result.level == "char" and bool(result.vocab_size), "-cells")
         # (width, unit) -> lines of the values line after each step (t = -1 first)
         self._values_lines: dict[tuple[int, int], list[int]] = {}
         self._show_unit()
@@ -242,6 +266,18 @@ class GatesView(SceneView):
         )
         for i in range(N_PANELS):
             self.query_one(f"#map-{i}", Heatmap).set_cursor(unit)
+        self._show_cell_text(unit)
+
+    def _show_cell_text(self, unit: int) -> None:
+        """The cell's view: the characters after the start, each with the unit's c (h)."""
+        r = self.result
+        state = "c" if r.c is not None else "h"
+        values = self._series(state)[1:, unit]
+        panel = self.query_one("#cell-panel", Panel)
+        panel.border_title = f"the cell's view: {state}[{unit}]"
+        text = self.query_one("#cell-text", CellText)
+        text.set_data(r.tokens[1:], values, f"{state}[{unit}]")
+        text.set_upto(self.frame - 1)
 
     def show_values(self, values: Any) -> None:
         if values == self.values and self.result is not None:
@@ -260,6 +296,7 @@ class GatesView(SceneView):
             self.query_one(f"#map-{i}", Heatmap).set_visible(frame)
         for key in ("gates", "states"):
             self.query_one(f"#unit-{key}", CurvePlot).set_upto(frame)
+        self.query_one("#cell-text", CellText).set_upto(frame - 1)
         self.query_one("#gates-readout", Readout).rebuild()  # the cursor unit's values now
 
     def frame_label(self, frame: int) -> str:
