@@ -54,6 +54,12 @@ async def test_a_character_model_shows_its_text_coloured_by_the_cursor_unit(
         styles = [s.style for s in spans if s.start <= k < s.end]
         assert styles and styles[0].bgcolor.name == end
         assert "c[5]" in screen_text(app) and f"{abs(want).max():.2f}" in screen_text(app)
+        # r with the string pattern on this text, against a mask made by hand
+        mask = np.zeros(len(TEXT))
+        mask[TEXT.index('"') : TEXT.rindex('"') + 1] = 1
+        r = float(np.corrcoef(want, mask)[0, 1])
+        assert f"string {r:+.2f}" in cells.note and "indent -" in cells.note
+        assert cells.note in screen_text(app)
         # the cursor picks another unit: its values, its label
         app.set_param("unit", 2)
         await ready(app, pilot)
@@ -91,3 +97,14 @@ async def test_the_view_scrolls_with_the_text():
         cells.set_upto(3)
         await pilot.pause()
         assert cells.render().plain.split("\n")[0] == "if "
+
+
+def test_a_typed_return_sign_is_a_line_break_for_a_model_that_knows_newlines(tmp_path):
+    from seqviz.scenes import get_scene
+
+    lm, path = _char_model(tmp_path)
+    scene = get_scene("gates")
+    values = scene.make({"model": "file", "weights": str(path), "text": "f(x)⏎  s"})
+    r = scene.compute(values)
+    assert r.tokens[1:] == tuple("f(x)\n  s")
+    np.testing.assert_allclose(r.c, np.asarray(lm.trace("f(x)\n  s").c))

@@ -68,6 +68,26 @@ def wrap_shape(plain: str) -> Any:
     return plain
 
 
+CELL_PATTERNS = ("string", "comment", "brackets", "indent")
+
+
+def cell_note(chars: tuple[str, ...], values: np.ndarray) -> str:
+    """Pearson r of the unit's values with each code pattern over the text shown ("-" where
+    the pattern does not vary on it)."""
+    from seqviz.inside.patterns import char_values
+
+    text = "".join(chars)
+    parts = []
+    for name in CELL_PATTERNS:
+        y = char_values(name, text) if len(text) == len(values) else np.zeros(0)
+        ok = np.isfinite(values)
+        if len(y) < 3 or np.ptp(y[ok]) == 0 or np.ptp(values[ok]) == 0:
+            parts.append(f"{name} -")
+            continue
+        parts.append(f"{name} {np.corrcoef(values[ok], y[ok])[0, 1]:+.2f}")
+    return "r on this text: " + ", ".join(parts)
+
+
 def caption(name: str, cell: str, variant: str) -> tuple[str, str]:
     """A panel's caption for this cell: z and h read the other way round in PyTorch's GRU."""
     if cell == "gru" and name in ("z", "h"):
@@ -276,7 +296,7 @@ class GatesView(SceneView):
         panel = self.query_one("#cell-panel", Panel)
         panel.border_title = f"the cell's view: {state}[{unit}]"
         text = self.query_one("#cell-text", CellText)
-        text.set_data(r.tokens[1:], values, f"{state}[{unit}]")
+        text.set_data(r.tokens[1:], values, f"{state}[{unit}]", cell_note(r.tokens[1:], values))
         text.set_upto(self.frame - 1)
 
     def show_values(self, values: Any) -> None:

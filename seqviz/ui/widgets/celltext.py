@@ -47,9 +47,13 @@ class CellText(Widget):
         self.label = ""
         self.upto = 0  # characters shown
         self.scale = 0.0
+        self.note = ""
 
-    def set_data(self, chars: Sequence[str], values: np.ndarray, label: str) -> None:
-        """The text and the unit's value after each of its characters; `label` names the unit."""
+    def set_data(self, chars: Sequence[str], values: np.ndarray, label: str,
+                 note: str = "") -> None:  # fmt: skip
+        """The text and the unit's value after each of its characters; `label` names the unit,
+        `note` is a line under the legend."""
+        self.note = note
         self.chars = tuple(chars)
         self.values = np.asarray(values, dtype=float)
         finite = np.abs(self.values[np.isfinite(self.values)])
@@ -75,7 +79,8 @@ class CellText(Widget):
         width, height = max(self.size.width, 1), max(self.size.height, 1)
         shown = self.chars[: self.upto]
         lines = wrap(shown, width)
-        keep = lines[-max(height - 1, 1) :]  # the last lines: the text scrolls as it is read
+        foot = 1 + bool(self.note) if height > 2 else min(height - 1, 1)  # legend, note
+        keep = lines[-max(height - foot, 1) :]  # the last lines: the text scrolls as it is read
         out = Text(no_wrap=True, overflow="crop")
         for n, line in enumerate(keep):
             if n:
@@ -86,7 +91,9 @@ class CellText(Widget):
                 style = Style(color="white" if big else "black",
                               bgcolor=colour(x, self.scale))  # fmt: skip
                 out.append("⏎" if ch == "\n" else ch, style=style)
-        if height > 1:
+        if foot:
             out.append("\n")
             out.append_text(self.legend())
+        if foot > 1:
+            out.append("\n" + self.note)
         return out
