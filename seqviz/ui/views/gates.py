@@ -85,7 +85,7 @@ def cell_note(chars: tuple[str, ...], values: np.ndarray) -> str:
             parts.append(f"{name} -")
             continue
         parts.append(f"{name} {np.corrcoef(values[ok], y[ok])[0, 1]:+.2f}")
-    return "r on this text: " + ", ".join(parts)
+    return "r on this text: " + "  ".join(parts)
 
 
 def caption(name: str, cell: str, variant: str) -> tuple[str, str]:
@@ -150,7 +150,7 @@ class GatesView(SceneView):
         display: none;
     }
     .-compact GatesView.-cells #cell-panel {
-        height: 9;
+        height: 11;
     }
     .-compact GatesView .gate-panel ColorLegend {
         display: none;

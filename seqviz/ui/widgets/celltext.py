@@ -70,17 +70,21 @@ class CellText(Widget):
 
     def legend(self) -> Text:
         out = Text(f"{self.label} ")
-        for k in range(-4, 5):
-            out.append(" ", style=Style(bgcolor=colour(k / 4 * self.scale, self.scale)))
-        out.append(f" {-self.scale:+.2f} blue, 0 white, {self.scale:+.2f} red")
+        for k in range(-2, 3):
+            out.append(" ", style=Style(bgcolor=colour(k / 2 * self.scale, self.scale)))
+        out.append(f" {-self.scale:+.2f}..{self.scale:+.2f}")
         return out
 
     def render(self) -> Text:
+        import textwrap
+
         width, height = max(self.size.width, 1), max(self.size.height, 1)
         shown = self.chars[: self.upto]
+        notes = textwrap.wrap(self.note, width) if self.note else []
+        foot = [self.legend(), *(Text(n) for n in notes)]
+        foot = foot[: max(height - 2, 0)]  # at least two lines of text, then the legend
         lines = wrap(shown, width)
-        foot = 1 + bool(self.note) if height > 2 else min(height - 1, 1)  # legend, note
-        keep = lines[-max(height - foot, 1) :]  # the last lines: the text scrolls as it is read
+        keep = lines[-max(height - len(foot), 1) :]  # the last lines: it scrolls as it is read
         out = Text(no_wrap=True, overflow="crop")
         for n, line in enumerate(keep):
             if n:
@@ -91,9 +95,8 @@ class CellText(Widget):
                 style = Style(color="white" if big else "black",
                               bgcolor=colour(x, self.scale))  # fmt: skip
                 out.append("⏎" if ch == "\n" else ch, style=style)
-        if foot:
+        for extra in foot:
+            extra.truncate(width)
             out.append("\n")
-            out.append_text(self.legend())
-        if foot > 1:
-            out.append("\n" + self.note)
+            out.append_text(extra)
         return out
