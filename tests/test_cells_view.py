@@ -7,7 +7,7 @@ import pytest
 
 from seqviz.inside.cells import NEG, POS
 from seqviz.ui.export import screen_text
-from seqviz.ui.widgets.celltext import wrap
+from seqviz.ui.widgets.celltext import pack, wrap
 
 TEXT = 'def f(x):  s = "a # b"  # c'
 
@@ -15,6 +15,12 @@ TEXT = 'def f(x):  s = "a # b"  # c'
 def test_wrap_breaks_after_newlines_and_at_the_width():
     assert wrap(list("ab\ncdefg"), 3) == [[0, 1, 2], [3, 4, 5], [6, 7]]
     assert wrap([], 5) == [[]]
+
+
+def test_the_note_wraps_between_parts_never_inside_one():
+    parts = ["r on this text: string +0.50", "comment +0.36", "indent -0.74"]
+    assert pack(parts, 45) == ["r on this text: string +0.50  comment +0.36", "indent -0.74"]
+    assert pack(parts, 20) == parts
 
 
 def _char_model(tmp_path):

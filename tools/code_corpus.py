@@ -5,7 +5,7 @@
 writes seqviz/data/code_train.txt, seqviz/data/code_held_out.txt and the PSF licence notice
 seqviz/data/code_LICENSE.txt from DIR (default: the running Python's standard library). The
 files are committed, so training does not depend on the machine's Python; this script records
-how they were made, and the licence file lists each module's SHA-256 prefix, so a rebuild from
+how they were made, and the licence file lists each module's SHA-256, so a rebuild from
 another Python release shows in the diff. The modules are ASCII, without tabs or
 carriage returns; they are joined in the listed order, one blank line between them.
 """
@@ -40,7 +40,7 @@ def join(lib: Path, names: list[str]) -> tuple[str, list[str]]:
         if "\t" in text or "\r" in text:
             raise SystemExit(f"{name} holds a tab or a carriage return; pick another module.")
         texts.append(text.rstrip("\n") + "\n")
-        digests.append(f"{name} {hashlib.sha256(raw).hexdigest()[:12]}")
+        digests.append(f"{name} {hashlib.sha256(raw).hexdigest()}")
     return "\n".join(texts), digests
 
 

@@ -30,6 +30,18 @@ def wrap(chars: Sequence[str], width: int) -> list[list[int]]:
     return lines
 
 
+def pack(parts: Sequence[str], width: int) -> list[str]:
+    """`parts` joined by two spaces into lines of at most `width` cells, never splitting one
+    (a part longer than the line is cut when drawn)."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + 2 + len(part) <= width:
+            lines[-1] += "  " + part
+        else:
+            lines.append(part)
+    return lines
+
+
 class CellText(Widget):
     """Characters read so far, each on the colour of the unit's value after it (see module)."""
 
@@ -76,11 +88,9 @@ class CellText(Widget):
         return out
 
     def render(self) -> Text:
-        import textwrap
-
         width, height = max(self.size.width, 1), max(self.size.height, 1)
         shown = self.chars[: self.upto]
-        notes = textwrap.wrap(self.note, width) if self.note else []
+        notes = pack(self.note.split("  "), width) if self.note else []
         foot = [self.legend(), *(Text(n) for n in notes)]
         foot = foot[: max(height - 2, 0)]  # at least two lines of text, then the legend
         lines = wrap(shown, width)
