@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 
 from seqviz.scenes.gates import GATE_LABELS, SIGNED, gru_parts
+from seqviz.ui.compat_layout import layout_directly
 from seqviz.ui.views.base import Panel, SceneView, read_so_far
 from seqviz.ui.widgets.celltext import CellText
 from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
@@ -141,15 +142,9 @@ class GatesView(SceneView):
     }
     GatesView #cell-panel {
         width: 3fr;
-        display: none;
+        display: none;  /* shown for a trained character model (show_result) */
     }
-    GatesView.-cells #cell-panel {
-        display: block;
-    }
-    GatesView.-cells #unit-panel {
-        display: none;
-    }
-    .-compact GatesView.-cells #cell-panel {
+    .-compact GatesView #cell-panel {
         height: 11;
     }
     .-compact GatesView .gate-panel ColorLegend {
@@ -234,8 +229,21 @@ class GatesView(SceneView):
             long, short = caption(name, result.cell, result.variant)
             panel.set_caption(long, short)
         self._names = names
-        # a trained character model: its text coloured by the cursor unit (the cell's view)
-        self.set_class(result.level == "char" and bool(result.vocab_size), "-cells")
+        # a trained character model: its text coloured by the cursor unit (the cell's view),
+        # in the unit panel's place; shown or hidden directly and laid out now (not through
+        # a class and a style pass), so a model switch stays one update
+        cells = result.level == "char" and bool(result.vocab_size)
+        for pid, rule in (("#cell-panel", "block"), ("#unit-panel", "none")):
+            panel = self.query_one(pid, Panel)
+            want = rule if cells else None  # None: the stylesheet's (the cell view hidden)
+            if panel.styles.inline.get_rule("display") == want:
+                continue
+            if want is None:
+                panel.styles.inline.clear_rule("display")
+                panel.refresh(layout=True)
+            else:
+                panel.styles.display = want  # type: ignore[assignment]
+            layout_directly(panel)
         # (width, unit) -> lines of the values line after each step (t = -1 first)
         self._values_lines: dict[tuple[int, int], list[int]] = {}
         self._show_unit()
