@@ -42,34 +42,80 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         sub.set_defaults(func=_with_compile_notice(module.run))
 
 
-NOTICE_AFTER = 1.0  # seconds of silence before saying the kernels are compiling
 COMPILING = "seqviz: compiling kernels (first run only, 15-25 s; later runs load them from cache)…"
+WATCH_EVERY = 0.02  # seconds between looks for Numba's import (then a compile listener is set)
 
 
 def _with_compile_notice(run: Any) -> Any:
-    """``run``, saying on stderr that kernels compile when it is silent for NOTICE_AFTER seconds
-    on a cold cache (a first run is otherwise quiet for ~16 s). Printed once, never to stdout,
-    so --json output stays clean."""
+    """``run``, saying once on stderr that kernels compile when Numba really starts compiling (a
+    cold cache's first run is otherwise quiet for ~16 s); a warm run loads them from the cache
+    and says nothing. Never to stdout, so --json output stays clean. Numba is not imported for
+    it: a run that uses no kernels (beam) does not pay for the import."""
 
     def wrapped(args: argparse.Namespace) -> int:
-        import sys
-        import threading
-
-        timer = threading.Timer(NOTICE_AFTER, lambda: print(COMPILING, file=sys.stderr, flush=True))
-        timer.daemon = True
-        if not _kernels_loaded():
-            timer.start()
+        watch = CompileWatch()
+        watch.start()
         try:
             return int(run(args))
         finally:
-            timer.cancel()
+            watch.stop()
 
     return wrapped
 
 
-def _kernels_loaded() -> bool:
-    """Whether this process already has compiled kernels (then nothing will compile)."""
-    import sys
+class CompileWatch:
+    """Prints COMPILING at the first "numba:compile" event (a cache load sends none) while
+    started. Waits in a daemon thread for Numba's event module to be imported by the run, then
+    listens."""
 
-    kernels = sys.modules.get("seqviz.core.kernels")
-    return kernels is not None and bool(getattr(kernels.forward_kernel, "signatures", ()))
+    def __init__(self) -> None:
+        import threading
+
+        self._done = threading.Event()
+        self._said = False
+        self._listener: Any = None
+        self._thread = threading.Thread(target=self._wait_for_numba, daemon=True,
+                                        name="seqviz-compile-watch")  # fmt: skip
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _wait_for_numba(self) -> None:
+        import sys
+
+        while not self._done.is_set():
+            event = sys.modules.get("numba.core.event")
+            if event is not None and hasattr(event, "Listener"):  # (fully imported)
+                self._listener = _on_start(event.Listener, self.compiling)
+                event.register("numba:compile", self._listener)
+                return
+            self._done.wait(WATCH_EVERY)
+
+    def compiling(self) -> None:
+        import sys
+
+        if not self._said and not self._done.is_set():
+            self._said = True
+            print(COMPILING, file=sys.stderr, flush=True)
+
+    def stop(self) -> None:
+        import sys
+
+        self._done.set()
+        self._thread.join(1.0)
+        event = sys.modules.get("numba.core.event")
+        if self._listener is not None and event is not None:
+            event.unregister("numba:compile", self._listener)
+
+
+def _on_start(base: Any, callback: Any) -> Any:
+    """A Numba event listener (a subclass of ``base``) that calls ``callback`` at each start."""
+
+    class Listener(base):  # type: ignore[misc, valid-type]
+        def on_start(self, event: Any) -> None:
+            callback()
+
+        def on_end(self, event: Any) -> None:
+            pass
+
+    return Listener()

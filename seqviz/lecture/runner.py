@@ -287,8 +287,8 @@ def layout_problems(app: Any) -> list[str]:
             or numbers != list(range(1, len(scene_titles()) + 1))):  # fmt: skip
         problems.append("the tab bar is cut: not every scene number shows")
     view = getattr(app, "_view", None)
-    for plot_id in view.cited_plots() if view is not None else ():
-        found = view.query(f"#{plot_id}")
+    cited = [] if view is None else [(p, view.query(f"#{p}")) for p in view.cited_plots()]
+    for plot_id, found in cited:
         plot = found.first() if found else None
         if plot is None or not all(w.display for w in (plot, *plot.ancestors)):
             continue  # this mode of the scene does not show it (its step talks of another)

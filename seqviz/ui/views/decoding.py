@@ -541,8 +541,8 @@ class DecodingView(SceneView):
         """Finished (and still live) hypotheses, by logP/t^alpha, with the plain-logP rank; above
         them, whether length normalisation changes the winner (computed from these rows)."""
         if r.samples is not None:  # samples > 0: their histogram takes the ranking's place
-            rows = histogram_lines(r, max(10, width))
-            return Text("\n".join(rows[: max(3, height)]), no_wrap=True, overflow="crop")
+            hist = histogram_lines(r, max(10, width))
+            return Text("\n".join(hist[: max(3, height)]), no_wrap=True, overflow="crop")
         if s == 0:
             return Text("nothing finished yet", style="#9e9e9e")
         step = r.steps[s - 1]
