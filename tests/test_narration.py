@@ -48,12 +48,8 @@ def project_files() -> list[Path]:
         cwd=ROOT, capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     me = Path(__file__).resolve()
-    files = [ROOT / name for name in out.splitlines() if name not in _THIRD_PARTY]
+    files = [ROOT / name for name in out.splitlines()]
     return [f for f in files if f.is_file() and f.suffix not in _BINARY and f.resolve() != me]
-
-
-# Python standard-library source, the `code` model's corpus: others' text, not the project's
-_THIRD_PARTY = {"seqviz/data/code_train.txt", "seqviz/data/code_held_out.txt"}
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,6 @@ EXPERIMENTS: dict[str, str] = {
     "fixedpoints": "seqviz.commands.run_fixedpoints",
     "agreement": "seqviz.commands.run_agreement",
     "bottleneck": "seqviz.commands.run_bottleneck",
-    "cells": "seqviz.commands.run_cells",
 }
 
 

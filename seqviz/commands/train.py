@@ -50,10 +50,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="max gradient norm; 0 = no clipping")  # fmt: skip
     p.add_argument("--min-count", type=int_option(1, 10**9), default=1,
                    help="words seen fewer times become <unk> (default 1: none)")  # fmt: skip
-    p.add_argument("--chunk", type=int_option(0, MAX_SEQ_LEN), default=0, metavar="N",
-                   help="character models: read the corpus as one text, newlines and "
-                   "indentation kept, in pieces of N characters (default 0: one sentence "
-                   "per line)")  # fmt: skip
     p.add_argument("--seed", type=SEED, default=0)
     add_dtype(p)
     p.add_argument("--out", required=True, metavar="MODEL.npz", help="where to save the model")
@@ -128,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         checkpoint=out,
         dtype=args.dtype,
     )
-    sentences = read_corpus(args.corpus, config.level, args.chunk)
+    sentences = read_corpus(args.corpus, config.level)
     if config.level == "word":
         from seqviz.models.lm_train import replace_rare
 

@@ -1,7 +1,6 @@
 """Patterns: text -> one number per position, for finding the units that follow them.
 
-Character patterns read the text as code or prose (`string`, `comment`,
-`string-or-comment`, `indent`, `brackets`,
+Character patterns read the text as code or prose (`string`, `comment`, `indent`, `brackets`,
 `line-position`, `word-position`); word patterns are `position` and the agreement grammar's
 `number`, `distractor`, `distance`; `regex:EXPR` is 1 inside a match and 0 outside. A value is
 nan where the pattern is undefined (a word pattern before the subject, a space's word position).
@@ -21,7 +20,6 @@ from seqviz.limits import shorten
 CHAR_HELP = {
     "string": "1 inside a string literal or quotes (the quote marks included), else 0",
     "comment": "1 inside a # comment, to the end of its line, else 0",
-    "string-or-comment": "1 inside a string literal or a # comment, else 0",
     "indent": "the indentation of the current line, in columns (a tab is 4)",
     "brackets": "how many (, [ and { are open (outside strings and comments)",
     "line-position": "the column: 0 at the first character of each line",
@@ -179,7 +177,6 @@ def regex_chars(text: str, pattern: str) -> np.ndarray:
 _CHAR: dict[str, Callable[[str], np.ndarray]] = {
     "string": lambda t: code_state(t)[0],
     "comment": lambda t: code_state(t)[1],
-    "string-or-comment": lambda t: np.maximum(*code_state(t)[:2]),
     "brackets": lambda t: code_state(t)[2],
     "indent": indent,
     "line-position": line_position,

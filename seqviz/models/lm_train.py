@@ -47,22 +47,12 @@ def default_lr(optimizer: str) -> float:
     return 0.01 if optimizer == "adam" else 0.5
 
 
-def read_corpus(path: str | Path, level: str, chunk: int = 0) -> list[list[str]]:
-    """The corpus as sentences of tokens: one sentence per non-empty line; or, for a character
-    model with `chunk` > 0, the whole text (newlines and indentation kept) cut into pieces of
-    `chunk` characters, the last one shorter."""
+def read_corpus(path: str | Path, level: str) -> list[list[str]]:
+    """The corpus as sentences of tokens: one sentence per non-empty line."""
     from seqviz.limits import read_text
 
     p = Path(path)
     text = read_text(p, "corpus", "text")
-    if chunk:
-        if level != "char":
-            raise ValueError("--chunk reads the corpus as one text: it needs --level char.")
-        text = text.replace("\r\n", "\n")
-        pieces = [list(text[i : i + chunk]) for i in range(0, len(text), chunk)]
-        if not text.strip():
-            raise ValueError(f"the corpus {str(p)!r} has no text.")
-        return pieces
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     sents = [ln.split() if level == "word" else list(ln) for ln in lines]
     if not sents:

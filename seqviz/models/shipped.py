@@ -29,14 +29,6 @@ register(ModelEntry(
 ))  # fmt: skip
 
 register(ModelEntry(
-    "code", "lm", "character LSTM on Python code", "code_lstm.npz",
-    "seqviz train seqviz/data/code_train.txt --level char --chunk 200 --cell lstm --hidden 128 "
-    "--emb 32 --seq-len 100 --batch 16 --optimizer adam --lr 0.01 --clip 5 --epochs 3 --seed 0 "
-    "--dtype float32 --out seqviz/data/code_lstm.npz",
-    cell="lstm",
-))  # fmt: skip
-
-register(ModelEntry(
     "tagger-bi", "tagger", "bidirectional 2-layer LSTM tagger", "tagger_bi.npz",
     "seqviz train-tagger --cell lstm --layers 2 --bidirectional --hidden 24 --emb 16 "
     "--sentences 2000 --epochs 4 --seed 0 --out seqviz/data/tagger_bi.npz",

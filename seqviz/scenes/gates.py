@@ -25,7 +25,6 @@ GATE_LABELS = {
 }
 SIGNED = {"g", "n"}  # tanh outputs in (-1, 1); the rest are sigmoids in (0, 1)
 DIRECTIONS = ("forward", "reverse")
-NEWLINE = "⏎"  # typed in the text, a line break for a character model that knows newlines
 
 # model kinds the scene reads by name: an LM reads through its vocabulary, a tagger its words
 KINDS = ("lm", "tagger")
@@ -55,8 +54,7 @@ SPECS = (
     ParamSpec("variant", "GRU variant", "choice", "textbook", choices=("textbook", "pytorch"),
               help="GRU only: where the reset gate applies (r*(W h) in PyTorch)"),
     ParamSpec("text", "text", "text", "the keys to the cabinet are missing", max_length=120,
-              help="the input: one word per step for a word model, else one character (⏎ is "
-                   "a line break for a character model trained with newlines)"),
+              help="the input: one word per step for a word model, else one character"),
     ParamSpec("hidden", "hidden size", "int", 16, 2, 64, 2, help="units d"),
     ParamSpec("embed", "embedding size", "int", 8, 2, 32, 2,
               help="input size d_in: each character is a fixed random vector"),
@@ -65,7 +63,7 @@ SPECS = (
     ParamSpec("scale", "weight scale", "float", 1.0, 0.1, 4.0, 0.1,
               help="weights ~ U(-s, s)/sqrt(d): larger saturates the gates"),
     ParamSpec("seed", "seed", "int", 0, 0, 9999, 1, help="random weights and embeddings"),
-    ParamSpec("unit", "unit cursor", "int", 0, 0, 255, 1, recompute=False,
+    ParamSpec("unit", "unit cursor", "int", 0, 0, 63, 1, recompute=False,
               help="which unit's traces to plot"),
     ParamSpec("weights", "weights file", "text", "", min_length=0, max_length=400, live=False,
               help="model=file: a `seqviz train` model, a tagger or saved weights (.npz/.pt)"),
@@ -306,10 +304,7 @@ def inputs(v: Any) -> tuple[Any, Any, np.ndarray, tuple[str, ...]]:
     if lm is None:
         params = make_params(v)
         return None, params, embed(v.text, params.input_size, v.seed), tuple(v.text)
-    text = v.text
-    if lm.level == "char" and "\n" in lm.index:
-        text = text.replace(NEWLINE, "\n")  # a typed ⏎ is a line break for a model that knows it
-    ids, x = lm.inputs(text)  # (T, e): <s> then each word (or character)
+    ids, x = lm.inputs(v.text)  # (T, e): <s> then each word (or character)
     start = lm.bos if lm.level == "word" else "▸"  # <eos> for a PyTorch LM that starts so
     return lm, lm.params, x, (start, *(lm.vocab[i] for i in ids[1:]))
 

@@ -10,10 +10,8 @@ from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 
 from seqviz.scenes.gates import GATE_LABELS, SIGNED, gru_parts
-from seqviz.ui.compat_layout import layout_directly
 from seqviz.ui.views.base import Panel, SceneView, read_so_far
 from seqviz.ui.views.forcing import ForceActions, forced_label, forcing_lines
-from seqviz.ui.widgets.celltext import CellText
 from seqviz.ui.widgets.colormap import diverging, sequential, symmetric_limit
 from seqviz.ui.widgets.curves import CurvePlot
 from seqviz.ui.widgets.heatmap import Heatmap
@@ -70,26 +68,6 @@ def wrap_shape(plain: str) -> Any:
     return plain
 
 
-CELL_PATTERNS = ("string", "comment", "brackets", "indent")
-
-
-def cell_note(chars: tuple[str, ...], values: np.ndarray) -> str:
-    """Pearson r of the unit's values with each code pattern over the text shown ("-" where
-    the pattern does not vary on it)."""
-    from seqviz.inside.patterns import char_values
-
-    text = "".join(chars)
-    parts = []
-    for name in CELL_PATTERNS:
-        y = char_values(name, text) if len(text) == len(values) else np.zeros(0)
-        ok = np.isfinite(values)
-        if len(y) < 3 or np.ptp(y[ok]) == 0 or np.ptp(values[ok]) == 0:
-            parts.append(f"{name} -")
-            continue
-        parts.append(f"{name} {np.corrcoef(values[ok], y[ok])[0, 1]:+.2f}")
-    return "r on this text: " + "  ".join(parts)
-
-
 def caption(name: str, cell: str, variant: str) -> tuple[str, str]:
     """A panel's caption for this cell: z and h read the other way round in PyTorch's GRU."""
     if cell == "gru" and name in ("z", "h"):
@@ -141,13 +119,6 @@ class GatesView(ForceActions, SceneView):
     GatesView #gates-readout-panel {
         min-width: 44;  /* the weight-count lines unwrapped */
     }
-    GatesView #cell-panel {
-        width: 3fr;
-        display: none;  /* shown for a trained character model (show_result) */
-    }
-    .-compact GatesView #cell-panel {
-        height: 11;
-    }
     .-compact GatesView .gate-panel ColorLegend {
         display: none;
     }
@@ -161,14 +132,6 @@ class GatesView(ForceActions, SceneView):
                     id=f"gate-{i}", classes="gate-panel",
                 )  # fmt: skip
         with Horizontal(id="gates-bottom"):
-            yield Panel(
-                "the cell's view",
-                "A character model's text, each character on the colour of the cursor unit's "
-                "cell state after reading it (h for a GRU): the text scrolls as it is read.",
-                CellText(id="cell-text"),
-                short="",
-                id="cell-panel",
-            )
             yield Panel(
                 "one unit over time",
                 "Maps: units down (▸ the cursor unit), steps t across. Here the cursor unit: "
@@ -231,21 +194,6 @@ class GatesView(ForceActions, SceneView):
             long, short = caption(name, result.cell, result.variant)
             panel.set_caption(long, short)
         self._names = names
-        # a trained character model: its text coloured by the cursor unit (the cell's view),
-        # in the unit panel's place; shown or hidden directly and laid out now (not through
-        # a class and a style pass), so a model switch stays one update
-        cells = result.level == "char" and bool(result.vocab_size)
-        for pid, rule in (("#cell-panel", "block"), ("#unit-panel", "none")):
-            panel = self.query_one(pid, Panel)
-            want = rule if cells else None  # None: the stylesheet's (the cell view hidden)
-            if panel.styles.inline.get_rule("display") == want:
-                continue
-            if want is None:
-                panel.styles.inline.clear_rule("display")
-                panel.refresh(layout=True)
-            else:
-                panel.styles.display = want  # type: ignore[assignment]
-            layout_directly(panel)
         # (width, unit) -> lines of the values line after each step (t = -1 first)
         self._values_lines: dict[tuple[int, int], list[int]] = {}
         self._show_unit()
@@ -296,18 +244,6 @@ class GatesView(ForceActions, SceneView):
         )
         for i in range(N_PANELS):
             self.query_one(f"#map-{i}", Heatmap).set_cursor(unit)
-        self._show_cell_text(unit)
-
-    def _show_cell_text(self, unit: int) -> None:
-        """The cell's view: the characters after the start, each with the unit's c (h)."""
-        r = self.result
-        state = "c" if r.c is not None else "h"
-        values = self._series(state)[1:, unit]
-        panel = self.query_one("#cell-panel", Panel)
-        panel.border_title = f"the cell's view: {state}[{unit}]"
-        text = self.query_one("#cell-text", CellText)
-        text.set_data(r.tokens[1:], values, f"{state}[{unit}]", cell_note(r.tokens[1:], values))
-        text.set_upto(self.frame - 1)
 
     def show_values(self, values: Any) -> None:
         if values == self.values and self.result is not None:
@@ -326,7 +262,6 @@ class GatesView(ForceActions, SceneView):
             self.query_one(f"#map-{i}", Heatmap).set_visible(frame)
         for key in ("gates", "states"):
             self.query_one(f"#unit-{key}", CurvePlot).set_upto(frame)
-        self.query_one("#cell-text", CellText).set_upto(frame - 1)
         self.query_one("#gates-readout", Readout).rebuild()  # the cursor unit's values now
 
     def frame_label(self, frame: int) -> str:
