@@ -144,20 +144,12 @@ def test_dtype_is_checked_with_a_sentence():
 
 
 def test_shipped_sizes_keep_the_per_sequence_kernels_in_float64():
-    """Every shipped model trained in float64 (hidden 24 or 48) is trained by the per-sequence
-    kernels, so its training command reproduces it bit for bit; float32 always takes the BLAS
-    path (the `code` model's documented command trains it so)."""
-    from pathlib import Path
-
+    """Every shipped model (hidden 24 or 48) is trained in float64 by the per-sequence kernels,
+    so its training command reproduces it bit for bit; float32 always takes the BLAS path."""
     from seqviz import models
 
-    guide = (Path(__file__).parent.parent / "docs" / "models-guide.md").read_text()
-    command = guide[guide.index("--out seqviz/data/code_lstm.npz") - 400 :]
-    assert "--dtype float32" in command.split("--out seqviz/data/code_lstm.npz")[0]
     hidden = []
     for e in models.entries():
-        if e.name == "code":
-            continue
         with np.load(e.path) as f:
             key = "weight_hh_l0" if "weight_hh_l0" in f.files else "weight_hh"
             if key in f.files:
