@@ -164,3 +164,21 @@ async def test_random_input_never_crashes(make_app, size):
     # run_test raised the app's exception, had it ended with one
     assert visited == set(names), set(names) - visited
     assert sent["mouse"] > 20 and sent["escapes"] > 5 and sent["resizes"] > 3, sent
+
+
+async def test_a_key_that_arrives_after_the_last_screen_closed_is_dropped(make_app):
+    """Quitting while keys still arrive: a key queued behind the last screen's removal has no
+    screen to go to (Textual's own handler raised ScreenStackError and ended the run)."""
+    from textual import events
+
+    app = make_app("memory")
+    async with app.run_test(size=(80, 24)):
+        await app.until_ready()
+        stack = app._screen_stack  # the app's own list: emptied as a quitting app empties it
+        saved = list(stack)
+        stack.clear()
+        try:
+            await app.on_event(events.Key("x", "x"))
+        finally:
+            stack.extend(saved)
+        assert app.is_running
